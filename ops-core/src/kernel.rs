@@ -12,6 +12,54 @@
 
 use std::marker::PhantomData;
 
+/// The WGSL every generated kernel shader starts with: the loop-description binding and helpers.
+pub const WGSL_PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
+
+/// The complete WGSL module of a kernel: [`WGSL_PRELUDE`] followed by the kernel's own shader.
+///
+/// Fails with the reason the kernel has no WGSL form (for example `exp` on `f64`).
+pub fn full_wgsl(kernel: &dyn Kernel) -> Result<String, &'static str> {
+    Ok(format!("{WGSL_PRELUDE}\n{}", kernel.wgsl()?))
+}
+
+/// A kernel compiled into this program; `#[kernel]` registers every kernel it expands.
+///
+/// [`registered_kernels`] lists them, so a test can check every kernel of a program (for example
+/// that its WGSL validates) without naming each one.
+pub struct Registered(pub &'static dyn Kernel);
+
+inventory::collect!(Registered);
+
+/// Every kernel linked into this program, in no particular order.
+pub fn registered_kernels() -> impl Iterator<Item = &'static dyn Kernel> {
+    inventory::iter::<Registered>.into_iter().map(|r| r.0)
+}
+
+/// Parses and validates a kernel's complete WGSL with naga, with 64-bit floats enabled.
+///
+/// Kernels without a WGSL form (see [`Kernel::wgsl`]) pass: they are CPU-only by design and say so
+/// when a GPU backend asks for them. Errors carry naga's report, with the offending WGSL line.
+#[cfg(feature = "wgsl-validate")]
+pub fn validate_wgsl(kernel: &dyn Kernel) -> Result<(), String> {
+    let Ok(src) = full_wgsl(kernel) else {
+        return Ok(());
+    };
+    let module = naga::front::wgsl::parse_str(&src)
+        .map_err(|e| format!("kernel `{}`: {}", kernel.name(), e.emit_to_string(&src)))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::FLOAT64,
+    )
+    .validate(&module)
+    .map_err(|e| format!("kernel `{}`: {}", kernel.name(), e.emit_to_string(&src)))?;
+    Ok(())
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+}
+
 /// Most arguments one `par_loop` may take.
 pub const MAX_ARGS: usize = 32;
 
