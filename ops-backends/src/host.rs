@@ -1,0 +1,226 @@
+//! Host storage and the host backend shared by `seq` and `rayon`.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ptr::NonNull;
+
+use ops_core::exec::{run_host, ChunkRunner, Partials, MAX_CHUNKS};
+use ops_core::kernel::{Kernel, Scalar, MAX_ARGS};
+use ops_core::{Backend, DatId, DatLayout, IterRange, LoopPlan, OpsError, Result};
+
+/// Alignment of every dataset allocation, in bytes.
+pub const ALIGN: usize = 64;
+
+/// One dataset's storage: a zero-initialised, 64-byte-aligned allocation laid out as its
+/// [`DatLayout`] says (halos included, x fastest, components interleaved).
+pub struct HostBuf {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    layout: DatLayout,
+}
+
+// SAFETY: the buffer is uniquely owned; the pointer is only shared with kernels through
+// `Kernel::run`, whose contract rules out conflicting access.
+unsafe impl Send for HostBuf {}
+
+impl HostBuf {
+    /// Allocates zeroed storage for `layout`.
+    pub fn new(layout: &DatLayout) -> Option<HostBuf> {
+        let bytes = layout.bytes().max(1);
+        let l = Layout::from_size_align(bytes, ALIGN).ok()?;
+        // SAFETY: `l` has a non-zero size.
+        let ptr = NonNull::new(unsafe { alloc_zeroed(l) })?;
+        Some(HostBuf {
+            ptr,
+            bytes,
+            layout: *layout,
+        })
+    }
+
+    /// Start of the storage.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The storage as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `bytes` initialised bytes live at `ptr` while `self` does.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The storage as mutable bytes.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The layout the storage was allocated for.
+    pub fn layout(&self) -> &DatLayout {
+        &self.layout
+    }
+}
+
+impl Drop for HostBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this size and alignment.
+        unsafe {
+            dealloc(
+                self.ptr.as_ptr(),
+                Layout::from_size_align_unchecked(self.bytes, ALIGN),
+            )
+        }
+    }
+}
+
+/// A backend keeping datasets in host memory and running kernels through the shared host
+/// executor ([`ops_core::exec::run_host`]); `R` decides where chunks run.
+pub struct HostBackend<R: ChunkRunner> {
+    name: &'static str,
+    bufs: Vec<Option<HostBuf>>,
+    runner: R,
+    scratch: Box<[Partials; MAX_CHUNKS]>,
+}
+
+impl<R: ChunkRunner> HostBackend<R> {
+    /// A host backend called `name` running chunks with `runner`.
+    pub fn with_runner(name: &'static str, runner: R) -> Self {
+        HostBackend {
+            name,
+            bufs: Vec::new(),
+            runner,
+            scratch: Box::new([[Scalar::I32(0); MAX_ARGS]; MAX_CHUNKS]),
+        }
+    }
+
+    /// The chunk runner.
+    pub fn runner(&self) -> &R {
+        &self.runner
+    }
+
+    fn err(&self, message: String) -> OpsError {
+        OpsError::Backend {
+            backend: self.name.into(),
+            message: message.into(),
+        }
+    }
+
+    fn buf(&self, dat: DatId, layout: &DatLayout) -> Result<&HostBuf> {
+        match self.bufs.get(dat.index()) {
+            Some(Some(b)) if b.layout == *layout => Ok(b),
+            _ => Err(self.err(format!("no storage for dataset #{}", dat.index()))),
+        }
+    }
+}
+
+impl<R: ChunkRunner> Backend for HostBackend<R> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn threads(&self) -> usize {
+        self.runner.threads()
+    }
+
+    fn alloc(&mut self, dat: DatId, layout: &DatLayout) -> Result<()> {
+        let buf = HostBuf::new(layout).ok_or_else(|| {
+            self.err(format!(
+                "cannot allocate {} bytes for dataset #{}",
+                layout.bytes(),
+                dat.index()
+            ))
+        })?;
+        let i = dat.index();
+        if self.bufs.len() <= i {
+            self.bufs.resize_with(i + 1, || None);
+        }
+        self.bufs[i] = Some(buf);
+        Ok(())
+    }
+
+    fn free(&mut self, dat: DatId) {
+        if let Some(slot) = self.bufs.get_mut(dat.index()) {
+            *slot = None;
+        }
+    }
+
+    fn upload(
+        &mut self,
+        dat: DatId,
+        layout: &DatLayout,
+        range: &IterRange,
+        bytes: &[u8],
+    ) -> Result<()> {
+        self.buf(dat, layout)?;
+        let es = layout.ty.size();
+        let mut failed = false;
+        let mut src = 0usize;
+        let Some(Some(buf)) = self.bufs.get_mut(dat.index()) else {
+            unreachable!("checked above")
+        };
+        let dst = buf.as_bytes_mut();
+        layout.for_each_row(range, |start, len| {
+            let (a, n) = (start * es, len * es);
+            match (dst.get_mut(a..a + n), bytes.get(src..src + n)) {
+                (Some(d), Some(s)) => d.copy_from_slice(s),
+                _ => failed = true,
+            }
+            src += n;
+        });
+        if failed || src != bytes.len() {
+            return Err(self.err(format!("upload to dataset #{}: bad box", dat.index())));
+        }
+        Ok(())
+    }
+
+    fn download(
+        &mut self,
+        dat: DatId,
+        layout: &DatLayout,
+        range: &IterRange,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let src = self.buf(dat, layout)?.as_bytes();
+        let es = layout.ty.size();
+        let mut failed = false;
+        let mut dst = 0usize;
+        layout.for_each_row(range, |start, len| {
+            let (a, n) = (start * es, len * es);
+            match (out.get_mut(dst..dst + n), src.get(a..a + n)) {
+                (Some(d), Some(s)) => d.copy_from_slice(s),
+                _ => failed = true,
+            }
+            dst += n;
+        });
+        if failed || dst != out.len() {
+            return Err(self.err(format!("download from dataset #{}: bad box", dat.index())));
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        kernel: &dyn Kernel,
+        plan: &LoopPlan<'_>,
+        partials: &mut [Scalar],
+    ) -> Result<()> {
+        let bufs = &self.bufs;
+        let ctx = plan.host_exec_ctx(self.name, |id| {
+            bufs.get(id.index())
+                .and_then(|b| b.as_ref())
+                .map(|b| b.as_ptr())
+        })?;
+        // SAFETY: the runtime validated the plan against the datasets' layouts, which are the
+        // layouts these buffers were allocated with; `&mut self` keeps the buffers alive and
+        // unaliased for the duration of the call.
+        unsafe {
+            run_host(
+                kernel,
+                &ctx,
+                plan,
+                partials,
+                &self.runner,
+                &mut self.scratch,
+            )
+        };
+        Ok(())
+    }
+}

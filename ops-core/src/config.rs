@@ -1,0 +1,130 @@
+//! Runtime configuration and the `--ops-*` command-line flags.
+
+/// Which execution backend runs the loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum BackendKind {
+    /// Sequential reference backend: every loop on the calling thread.
+    Seq,
+    /// Multi-threaded host backend on a dedicated rayon thread pool.
+    #[default]
+    Rayon,
+}
+
+impl BackendKind {
+    /// The backend's flag value (`"seq"`, `"rayon"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Seq => "seq",
+            BackendKind::Rayon => "rayon",
+        }
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a thread count: {e}")),
+    }
+}
+
+/// The runtime's command-line flags, to flatten into an application's own clap parser; each flag
+/// can also be given as an `OPS_*` environment variable.
+///
+/// ```
+/// use clap::Parser;
+/// use ops_core::prelude::*;
+///
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     ops: OpsArgs,
+///     #[arg(long, default_value_t = 10)]
+///     steps: usize,
+/// }
+///
+/// let cli = Cli::parse_from(["app", "--ops-backend", "seq", "--ops-threads", "2"]);
+/// assert_eq!(cli.ops.backend, BackendKind::Seq);
+/// assert_eq!(cli.ops.threads, Some(2));
+/// assert!(Cli::try_parse_from(["app", "--ops-threads", "0"]).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+pub struct OpsArgs {
+    /// Execution backend.
+    #[arg(
+        long = "ops-backend",
+        env = "OPS_BACKEND",
+        value_enum,
+        default_value = "rayon"
+    )]
+    pub backend: BackendKind,
+    /// Worker threads for the rayon backend (at least 1; default: one per core).
+    #[arg(long = "ops-threads", env = "OPS_THREADS", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+impl Default for OpsArgs {
+    fn default() -> Self {
+        OpsArgs {
+            backend: BackendKind::Rayon,
+            threads: None,
+        }
+    }
+}
+
+/// The runtime's configuration, usually built from [`OpsArgs`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct OpsConfig {
+    /// Execution backend.
+    pub backend: BackendKind,
+    /// Worker threads (`None`: the backend's default).
+    pub threads: Option<usize>,
+}
+
+impl OpsConfig {
+    /// The configuration for `backend` with default settings.
+    pub fn new(backend: BackendKind) -> Self {
+        OpsConfig {
+            backend,
+            threads: None,
+        }
+    }
+
+    /// Sets the worker thread count.
+    pub fn with_threads(mut self, threads: Option<usize>) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Checks the values (a thread count must be at least 1).
+    pub fn validate(&self) -> crate::Result<()> {
+        if self.threads == Some(0) {
+            return Err(crate::OpsError::InvalidConfig(
+                "--ops-threads must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl From<&OpsArgs> for OpsConfig {
+    fn from(a: &OpsArgs) -> Self {
+        OpsConfig {
+            backend: a.backend,
+            threads: a.threads,
+        }
+    }
+}
+
+impl From<OpsArgs> for OpsConfig {
+    fn from(a: OpsArgs) -> Self {
+        OpsConfig::from(&a)
+    }
+}

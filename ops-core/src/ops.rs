@@ -1,0 +1,846 @@
+//! The runtime: [`Ops`] owns every block, dataset, stencil and reduction.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use crate::backend::{ArgPlan, Backend, DatLayout, LoopPlan};
+use crate::config::OpsConfig;
+use crate::error::{OpsError, Result};
+use crate::handles::{
+    Arg, Block, BlockId, Dat, DatId, DatSpec, Halo, IterRange, Reduction, ReductionId, RtId,
+    Stencil, StencilId,
+};
+use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
+use crate::observer::{LoopAction, LoopObserver, Query};
+use crate::profile::{self, LoopProfile};
+
+static NEXT_RT: AtomicU32 = AtomicU32::new(1);
+
+pub(crate) struct BlockInfo {
+    pub(crate) name: String,
+    pub(crate) dims: usize,
+}
+
+pub(crate) struct DatInfo {
+    pub(crate) name: String,
+    pub(crate) block: BlockId,
+    pub(crate) layout: DatLayout,
+    pub(crate) live: bool,
+}
+
+pub(crate) struct StencilInfo {
+    pub(crate) name: String,
+    pub(crate) dims: usize,
+    pub(crate) points: Vec<[i32; 3]>,
+    pub(crate) stride: [i32; 3],
+    /// Smallest offset per dimension.
+    pub(crate) min: [i32; 3],
+    /// Largest offset per dimension.
+    pub(crate) max: [i32; 3],
+}
+
+pub(crate) struct ReductionInfo {
+    pub(crate) name: String,
+    pub(crate) op: ReduceOp,
+    pub(crate) ty: ElemType,
+    pub(crate) value: Scalar,
+}
+
+/// The runtime: owns all data of a structured-mesh application and runs its loops.
+///
+/// Blocks, datasets, stencils and reductions are declared through it and referred to by `Copy`
+/// handles. Data enters and leaves only through its calls ([`Ops::set_data`], [`Ops::fetch_data`],
+/// [`Ops::reduction_result`], ...), and every change to a dataset is a [`Ops::par_loop`] it
+/// validates, so the runtime always knows what each loop reads and writes.
+///
+/// An `Ops` is built with a backend: `ops_backends::ops_from_args(&args)` picks one from the
+/// command line; `Ops::new` takes any [`Backend`].
+///
+/// ```ignore
+/// // TODO: needs #[kernel]
+/// use ops_backends::prelude::*;
+///
+/// #[kernel]
+/// fn ideal_gas(density: Read<f64>, pressure: Write<f64>) {
+///     pressure[(0, 0)] = 0.4 * density[(0, 0)];
+/// }
+///
+/// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+/// let grid = ops.block("grid", 2)?;
+/// let dens = ops.dat::<f64, 2>(&grid, "density0", [8, 8], Halo::new([-2, -2], [2, 2]))?;
+/// let pres = ops.dat::<f64, 2>(&grid, "pressure", [8, 8], Halo::new([-2, -2], [2, 2]))?;
+/// let point = ops.stencil("S2D_00", &[[0, 0]])?;
+/// ops.par_loop(ideal_gas, "ideal_gas", &grid, [0..8, 0..8],
+///     &[dens.arg(&point, Read), pres.arg(&point, Write)])?;
+/// # Ok::<(), OpsError>(())
+/// ```
+pub struct Ops {
+    rt: RtId,
+    config: OpsConfig,
+    backend: Box<dyn Backend>,
+    pub(crate) blocks: Vec<BlockInfo>,
+    pub(crate) dats: Vec<DatInfo>,
+    pub(crate) stencils: Vec<StencilInfo>,
+    pub(crate) reductions: Vec<ReductionInfo>,
+    observer: Option<Box<dyn LoopObserver>>,
+    profiles: Vec<LoopProfile>,
+    profile_index: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for Ops {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ops")
+            .field("backend", &self.backend.name())
+            .field("blocks", &self.blocks.len())
+            .field("dats", &self.dats.len())
+            .field("stencils", &self.stencils.len())
+            .field("reductions", &self.reductions.len())
+            .finish()
+    }
+}
+
+pub(crate) fn format_point(p: &[i32]) -> String {
+    let s: Vec<String> = p.iter().map(|v| v.to_string()).collect();
+    format!("({})", s.join(", "))
+}
+
+impl Ops {
+    /// A runtime with `config` running loops on `backend`.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(backend: Box<dyn ops_core::Backend>) {
+    /// let ops = Ops::new(OpsConfig::default(), backend);
+    /// # }
+    /// ```
+    pub fn new(config: OpsConfig, backend: Box<dyn Backend>) -> Ops {
+        Ops {
+            rt: NEXT_RT.fetch_add(1, Ordering::Relaxed),
+            config,
+            backend,
+            blocks: Vec::new(),
+            dats: Vec::new(),
+            stencils: Vec::new(),
+            reductions: Vec::new(),
+            observer: None,
+            profiles: Vec::new(),
+            profile_index: HashMap::new(),
+        }
+    }
+
+    /// The configuration the runtime was built with.
+    pub fn config(&self) -> &OpsConfig {
+        &self.config
+    }
+
+    /// The backend's name (`"seq"`, `"rayon"`, ...).
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    /// Worker threads the backend uses.
+    pub fn threads(&self) -> usize {
+        self.backend.threads()
+    }
+
+    /// Waits until the backend has finished all submitted work.
+    pub fn synchronize(&mut self) -> Result<()> {
+        self.backend.synchronize()
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Declarations
+    // ----------------------------------------------------------------------------------------
+
+    /// Declares a block of `dims` (1, 2 or 3) dimensions.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let grid = ops.block("grid", 2)?;
+    /// assert_eq!(grid.dims(), 2);
+    /// assert!(ops.block("bad", 4).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn block(&mut self, name: &str, dims: usize) -> Result<Block> {
+        if !(1..=3).contains(&dims) {
+            return Err(OpsError::InvalidBlockDims {
+                block: name.into(),
+                dims,
+            });
+        }
+        let id = BlockId(self.blocks.len() as u32);
+        self.blocks.push(BlockInfo {
+            name: name.to_string(),
+            dims,
+        });
+        Ok(Block {
+            rt: self.rt,
+            id,
+            dims: dims as u8,
+        })
+    }
+
+    /// The name a block was declared with.
+    pub fn block_name(&self, block: &Block) -> Result<&str> {
+        Ok(&self.block_info(block)?.name)
+    }
+
+    /// Declares a zero-initialised dataset of `size` interior points (`N` = the block's
+    /// dimension count) with one component, base index 0 and the given halo. Names are unique
+    /// per block.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let grid = ops.block("grid", 2)?;
+    /// let dens = ops.dat::<f64, 2>(&grid, "density0", [10, 10], Halo::new([-2, -2], [2, 2]))?;
+    /// assert_eq!(ops.dat_name(&dens)?, "density0");
+    /// assert_eq!(ops.fetch_data(&dens)?, vec![0.0; 100]);
+    /// # Ok(()) }
+    /// ```
+    pub fn dat<T: Element, const N: usize>(
+        &mut self,
+        block: &Block,
+        name: &str,
+        size: [usize; N],
+        halo: Halo<N>,
+    ) -> Result<Dat<T>> {
+        self.dat_with(block, name, DatSpec::new(size).halo(halo))
+    }
+
+    /// Declares a dataset described by a [`DatSpec`] (halo, base index, components, initial
+    /// values).
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let grid = ops.block("grid", 2)?;
+    /// let vel = ops.dat_with(&grid, "velocity",
+    ///     DatSpec::<f64, 2>::new([2, 2]).components(2).init(&[1., 2., 3., 4., 5., 6., 7., 8.]))?;
+    /// assert_eq!(ops.fetch_data(&vel)?, vec![1., 2., 3., 4., 5., 6., 7., 8.]);
+    /// # Ok(()) }
+    /// ```
+    pub fn dat_with<T: Element, const N: usize>(
+        &mut self,
+        block: &Block,
+        name: &str,
+        spec: DatSpec<T, N>,
+    ) -> Result<Dat<T>> {
+        let binfo = self.block_info(block)?;
+        if N != binfo.dims {
+            return Err(OpsError::DatDimsMismatch {
+                dat: name.into(),
+                block: binfo.name.as_str().into(),
+                block_dims: binfo.dims,
+                given: N,
+            });
+        }
+        if self
+            .dats
+            .iter()
+            .any(|d| d.live && d.block == block.id && d.name == name)
+        {
+            return Err(OpsError::DuplicateDat {
+                dat: name.into(),
+                block: binfo.name.as_str().into(),
+            });
+        }
+        if spec.components == 0 {
+            return Err(OpsError::InvalidComponents {
+                dat: name.into(),
+                components: spec.components,
+            });
+        }
+        let size_err = |reason: &'static str| OpsError::InvalidDatSize {
+            dat: name.into(),
+            size: spec.size.to_vec(),
+            reason,
+        };
+        let mut layout = DatLayout {
+            ty: T::TYPE,
+            dims: N,
+            components: spec.components,
+            size: [1; 3],
+            base: [0; 3],
+            neg: [0; 3],
+            pos: [0; 3],
+        };
+        let mut elems: u128 = spec.components as u128;
+        for d in 0..N {
+            let (neg, pos) = (spec.halo.neg()[d], spec.halo.pos()[d]);
+            if neg > 0 || pos < 0 {
+                return Err(OpsError::InvalidHalo {
+                    dat: name.into(),
+                    dim: d,
+                    neg,
+                    pos,
+                });
+            }
+            if spec.size[d] == 0 {
+                return Err(size_err("every dimension needs at least one point"));
+            }
+            // Keep every index, and every index grown by a stencil, well inside i32.
+            const LIMIT: i64 = 1 << 30;
+            if spec.size[d] as u128 > LIMIT as u128 {
+                return Err(size_err(
+                    "indices (base, size and halo) must stay within ±2^30",
+                ));
+            }
+            let lo = spec.base[d] as i64 + neg as i64;
+            let hi = spec.base[d] as i64 + spec.size[d] as i64 + pos as i64;
+            if lo < -LIMIT || hi > LIMIT {
+                return Err(size_err(
+                    "indices (base, size and halo) must stay within ±2^30",
+                ));
+            }
+            elems = elems
+                .checked_mul((hi - lo) as u128)
+                .ok_or_else(|| size_err("too large to allocate"))?;
+            layout.size[d] = spec.size[d];
+            layout.base[d] = spec.base[d];
+            layout.neg[d] = neg;
+            layout.pos[d] = pos;
+        }
+        if elems.saturating_mul(T::TYPE.size() as u128) > (isize::MAX as u128) / 2 {
+            return Err(size_err("too large to allocate"));
+        }
+        let points: usize = layout.size[..N].iter().product();
+        if let Some(init) = &spec.init {
+            let expected = points * spec.components;
+            if init.len() != expected {
+                return Err(OpsError::DataLength {
+                    dat: name.into(),
+                    what: "initial values",
+                    expected,
+                    got: init.len(),
+                });
+            }
+        }
+        let id = DatId(self.dats.len() as u32);
+        self.backend.alloc(id, &layout)?;
+        self.dats.push(DatInfo {
+            name: name.to_string(),
+            block: block.id,
+            layout,
+            live: true,
+        });
+        let dat = Dat {
+            rt: self.rt,
+            id,
+            _elem: PhantomData,
+        };
+        if let Some(init) = &spec.init {
+            self.set_data(&dat, init)?;
+        }
+        Ok(dat)
+    }
+
+    /// Releases a dataset's storage; the handle (and copies of it) become invalid.
+    pub fn free_dat<T: Element>(&mut self, dat: &Dat<T>) -> Result<()> {
+        self.dat_info(dat.rt, dat.id)?;
+        self.backend.free(dat.id);
+        self.dats[dat.id.index()].live = false;
+        Ok(())
+    }
+
+    /// The name a dataset was declared with.
+    pub fn dat_name<T: Element>(&self, dat: &Dat<T>) -> Result<&str> {
+        Ok(&self.dat_info(dat.rt, dat.id)?.name)
+    }
+
+    /// The dataset's full layout: size, base, halo, components, element type.
+    pub fn dat_layout<T: Element>(&self, dat: &Dat<T>) -> Result<DatLayout> {
+        Ok(self.dat_info(dat.rt, dat.id)?.layout)
+    }
+
+    /// Interior points per dimension (the block's dimension count of entries).
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let grid = ops.block("grid", 2)?;
+    /// let d = ops.dat::<f32, 2>(&grid, "d", [5, 3], Halo::new([-1, -2], [1, 2]))?;
+    /// assert_eq!(ops.dat_size(&d)?, vec![5, 3]);
+    /// assert_eq!(ops.dat_halo(&d)?, (vec![-1, -2], vec![1, 2]));
+    /// # Ok(()) }
+    /// ```
+    pub fn dat_size<T: Element>(&self, dat: &Dat<T>) -> Result<Vec<usize>> {
+        let l = self.dat_info(dat.rt, dat.id)?.layout;
+        Ok(l.size[..l.dims].to_vec())
+    }
+
+    /// Halo depths per dimension: `(neg, pos)`.
+    pub fn dat_halo<T: Element>(&self, dat: &Dat<T>) -> Result<(Vec<i32>, Vec<i32>)> {
+        let l = self.dat_info(dat.rt, dat.id)?.layout;
+        Ok((l.neg[..l.dims].to_vec(), l.pos[..l.dims].to_vec()))
+    }
+
+    /// Declares a stencil: the offsets (one coordinate per block dimension) a loop argument
+    /// may access around each iteration point.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let five = ops.stencil("S2D_5PT", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    /// assert_eq!(five.dims(), 2);
+    /// # Ok(()) }
+    /// ```
+    pub fn stencil<const N: usize>(&mut self, name: &str, points: &[[i32; N]]) -> Result<Stencil> {
+        self.strided_stencil(name, points, [1; N])
+    }
+
+    /// Declares a strided stencil: the point accessed for iteration index `idx` and offset `o`
+    /// is `idx[d]·stride[d] + o[d]` per dimension, `stride[d]` 0 or 1. With stride 0 in `d`, a
+    /// dataset of size 1 in `d` (a per-column array `[nx, 1]` on a 2-D block, read with stride
+    /// `[1, 0]`) is read by every iteration point of the loop.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let along_x = ops.strided_stencil("S2D_00_STRID2D_X", &[[0, 0]], [1, 0])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn strided_stencil<const N: usize>(
+        &mut self,
+        name: &str,
+        points: &[[i32; N]],
+        stride: [i32; N],
+    ) -> Result<Stencil> {
+        let bad = |reason: String| OpsError::InvalidStencil {
+            stencil: name.into(),
+            reason: reason.into(),
+        };
+        if !(1..=3).contains(&N) {
+            return Err(bad(format!(
+                "{N}-dimensional points; stencils have 1, 2 or 3"
+            )));
+        }
+        if points.is_empty() {
+            return Err(bad("no points".into()));
+        }
+        if let Some(s) = stride.iter().find(|s| **s != 0 && **s != 1) {
+            return Err(bad(format!("stride {s} in {stride:?}; strides are 0 or 1")));
+        }
+        const LIMIT: i32 = 1 << 20;
+        let mut pts = Vec::with_capacity(points.len());
+        let (mut min, mut max) = ([0i32; 3], [0i32; 3]);
+        for (i, p) in points.iter().enumerate() {
+            if p.iter().any(|v| v.abs() > LIMIT) {
+                return Err(bad(format!("offset {} is too large", format_point(p))));
+            }
+            let mut q = [0; 3];
+            q[..N].copy_from_slice(p);
+            for d in 0..3 {
+                if i == 0 || q[d] < min[d] {
+                    min[d] = q[d];
+                }
+                if i == 0 || q[d] > max[d] {
+                    max[d] = q[d];
+                }
+            }
+            pts.push(q);
+        }
+        let mut st = [1; 3];
+        st[..N].copy_from_slice(&stride);
+        let id = StencilId(self.stencils.len() as u32);
+        self.stencils.push(StencilInfo {
+            name: name.to_string(),
+            dims: N,
+            points: pts,
+            stride: st,
+            min,
+            max,
+        });
+        Ok(Stencil {
+            rt: self.rt,
+            id,
+            dims: N as u8,
+        })
+    }
+
+    /// The name a stencil was declared with.
+    pub fn stencil_name(&self, stencil: &Stencil) -> Result<&str> {
+        Ok(&self.stencil_info(stencil.rt, stencil.id)?.name)
+    }
+
+    /// Declares a reduction of type `T` with operation `op`, starting at the identity.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// let dt = ops.reduction::<f64>("dt_min", ReduceOp::Min);
+    /// assert_eq!(ops.reduction_result(&dt)?, f64::INFINITY);
+    /// # Ok(()) }
+    /// ```
+    pub fn reduction<T: Element>(&mut self, name: &str, op: ReduceOp) -> Reduction<T> {
+        let id = ReductionId(self.reductions.len() as u32);
+        self.reductions.push(ReductionInfo {
+            name: name.to_string(),
+            op,
+            ty: T::TYPE,
+            value: Scalar::identity(op, T::TYPE),
+        });
+        Reduction {
+            rt: self.rt,
+            id,
+            op,
+            _elem: PhantomData,
+        }
+    }
+
+    /// The value accumulated by the loops since the last call (or since the reduction was
+    /// declared); resets the reduction to its identity.
+    pub fn reduction_result<T: Element>(&mut self, r: &Reduction<T>) -> Result<T> {
+        let info = self.reduction_info(r.rt, r.id)?;
+        if info.ty != T::TYPE {
+            return Err(OpsError::ForeignHandle {
+                what: format!("reduction `{}`", info.name).into(),
+            });
+        }
+        let i = r.id.index();
+        let mut value = self.reductions[i].value;
+        self.reductions[i].value = Scalar::identity(self.reductions[i].op, self.reductions[i].ty);
+        if let Some(mut obs) = self.observer.take() {
+            let mut q = Query::Reduction {
+                id: r.id,
+                name: &self.reductions[i].name,
+                value: &mut value,
+            };
+            obs.on_query(&mut q);
+            self.observer = Some(obs);
+        }
+        T::from_scalar(value).ok_or_else(|| OpsError::ForeignHandle {
+            what: format!(
+                "reduction `{}` (observer changed its type)",
+                self.reductions[i].name
+            ).into(),
+        })
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Data in and out
+    // ----------------------------------------------------------------------------------------
+
+    /// Overwrites the interior points of `dat` with `values` (components interleaved, x
+    /// fastest).
+    pub fn set_data<T: Element>(&mut self, dat: &Dat<T>, values: &[T]) -> Result<()> {
+        let range = self.dat_info(dat.rt, dat.id)?.layout.interior();
+        self.set_range(dat, range, values)
+    }
+
+    /// Overwrites the points of `range` (any box inside the dataset, halo included) with
+    /// `values` (components interleaved, x fastest).
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let grid = ops.block("grid", 2)?;
+    /// let d = ops.dat::<i32, 2>(&grid, "d", [4, 4], Halo::new([-1, -1], [1, 1]))?;
+    /// ops.set_range(&d, [-1..1, 3..5], &[1, 2, 3, 4])?;
+    /// assert_eq!(ops.fetch_range(&d, [-1..1, 3..5])?, vec![1, 2, 3, 4]);
+    /// assert!(ops.set_range(&d, [-2..1, 3..5], &[0; 6]).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn set_range<T: Element>(
+        &mut self,
+        dat: &Dat<T>,
+        range: impl Into<IterRange>,
+        values: &[T],
+    ) -> Result<()> {
+        let range = range.into();
+        let layout = self.io_check(dat.rt, dat.id, T::TYPE, &range)?;
+        let expected = range.points() * layout.components;
+        if values.len() != expected {
+            return Err(OpsError::DataLength {
+                dat: self.dats[dat.id.index()].name.as_str().into(),
+                what: "the data given",
+                expected,
+                got: values.len(),
+            });
+        }
+        self.backend
+            .upload(dat.id, &layout, &range, bytemuck::cast_slice(values))?;
+        if let Some(mut obs) = self.observer.take() {
+            obs.on_set(dat.id, &range);
+            self.observer = Some(obs);
+        }
+        Ok(())
+    }
+
+    /// The interior points of `dat` (components interleaved, x fastest).
+    pub fn fetch_data<T: Element>(&mut self, dat: &Dat<T>) -> Result<Vec<T>> {
+        let range = self.dat_info(dat.rt, dat.id)?.layout.interior();
+        self.fetch_range(dat, range)
+    }
+
+    /// The points of `range` (any box inside the dataset, halo included), components
+    /// interleaved, x fastest.
+    pub fn fetch_range<T: Element>(
+        &mut self,
+        dat: &Dat<T>,
+        range: impl Into<IterRange>,
+    ) -> Result<Vec<T>> {
+        let range = range.into();
+        let layout = self.io_check(dat.rt, dat.id, T::TYPE, &range)?;
+        let mut out: Vec<T> = vec![T::zeroed(); range.points() * layout.components];
+        self.backend
+            .download(dat.id, &layout, &range, bytemuck::cast_slice_mut(&mut out))?;
+        if let Some(mut obs) = self.observer.take() {
+            let mut q = Query::Fetch {
+                dat: dat.id,
+                name: &self.dats[dat.id.index()].name,
+                range,
+                bytes: bytemuck::cast_slice_mut(&mut out),
+            };
+            obs.on_query(&mut q);
+            self.observer = Some(obs);
+        }
+        Ok(out)
+    }
+
+    fn io_check(&self, rt: RtId, id: DatId, ty: ElemType, range: &IterRange) -> Result<DatLayout> {
+        let info = self.dat_info(rt, id)?;
+        if info.layout.ty != ty {
+            return Err(OpsError::ForeignHandle {
+                what: format!("dataset `{}`", info.name).into(),
+            });
+        }
+        if !info.layout.contains(range) {
+            return Err(OpsError::DataRangeOutside {
+                dat: info.name.as_str().into(),
+                range: range.to_string().into(),
+                extent: info.layout.extent().to_string().into(),
+            });
+        }
+        Ok(info.layout)
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Observer and profiling
+    // ----------------------------------------------------------------------------------------
+
+    /// Installs the observer told about every loop and query (see [`crate::observer`]),
+    /// returning the previous one.
+    pub fn set_observer(
+        &mut self,
+        observer: Option<Box<dyn LoopObserver>>,
+    ) -> Option<Box<dyn LoopObserver>> {
+        std::mem::replace(&mut self.observer, observer)
+    }
+
+    /// Per-loop-name statistics, in first-call order.
+    pub fn profile(&self) -> Vec<LoopProfile> {
+        self.profiles.clone()
+    }
+
+    /// The profile as a table: calls, time, share of the total and GB/s, slowest first.
+    pub fn profile_table(&self) -> String {
+        profile::table(&self.profiles)
+    }
+
+    /// Forgets all profiling statistics.
+    pub fn reset_profile(&mut self) {
+        self.profiles.clear();
+        self.profile_index.clear();
+    }
+
+    fn record(&mut self, name: &str, seconds: f64, bytes: u64) {
+        let i = match self.profile_index.get(name) {
+            Some(&i) => i,
+            None => {
+                self.profiles.push(LoopProfile {
+                    name: name.to_string(),
+                    calls: 0,
+                    seconds: 0.0,
+                    bytes: 0,
+                });
+                self.profile_index
+                    .insert(name.to_string(), self.profiles.len() - 1);
+                self.profiles.len() - 1
+            }
+        };
+        let p = &mut self.profiles[i];
+        p.calls += 1;
+        p.seconds += seconds;
+        p.bytes = p.bytes.saturating_add(bytes);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Loops
+    // ----------------------------------------------------------------------------------------
+
+    /// Runs `kernel` at every point of `range` (in `block`'s index space) with `args` matched
+    /// to its parameters by position.
+    ///
+    /// Everything is validated before anything runs (see [`OpsError`] for each check); on
+    /// success the loop goes through the observer hook and the backend, reductions are folded
+    /// into their handles, and the call is profiled under `name`.
+    ///
+    /// ```ignore
+    /// // TODO: needs #[kernel]
+    /// # use ops_core::prelude::*;
+    /// #[kernel]
+    /// fn scale(a: Read<f64>, b: Write<f64>, k: Global<f64>) {
+    ///     b[(0, 0)] = k * a[(0, 0)];
+    /// }
+    /// # fn f(ops: &mut Ops, grid: Block, a: Dat<f64>, b: Dat<f64>, pt: Stencil) -> Result<()> {
+    /// ops.par_loop(scale, "scale", &grid, [0..8, 0..8],
+    ///     &[a.arg(&pt, Read), b.arg(&pt, Write), Arg::global(2.0_f64)])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn par_loop<K: Kernel>(
+        &mut self,
+        kernel: K,
+        name: &str,
+        block: &Block,
+        range: impl Into<IterRange>,
+        args: &[Arg],
+    ) -> Result<()> {
+        self.par_loop_dyn(&kernel, name, block, range.into(), args)
+    }
+
+    /// [`Ops::par_loop`] without generics.
+    pub fn par_loop_dyn(
+        &mut self,
+        kernel: &dyn Kernel,
+        name: &str,
+        block: &Block,
+        range: IterRange,
+        args: &[Arg],
+    ) -> Result<()> {
+        let t0 = Instant::now();
+        let plan = self.plan_loop(kernel, name, block, range, args)?;
+        self.dispatch(kernel, &plan)?;
+        let dt = t0.elapsed().as_secs_f64();
+        self.record(name, dt, plan.bytes);
+        Ok(())
+    }
+
+    /// The single dispatch point every validated loop goes through: observer, backend,
+    /// reductions.
+    fn dispatch(&mut self, kernel: &dyn Kernel, plan: &LoopPlan<'_>) -> Result<()> {
+        let mut observer = self.observer.take();
+        let action = match observer.as_mut() {
+            Some(o) => o.before_loop(self, plan),
+            None => LoopAction::Run,
+        };
+        let result = if action == LoopAction::Run {
+            self.execute(kernel, plan)
+        } else {
+            Ok(())
+        };
+        if let Some(o) = observer.as_mut() {
+            o.after_loop(self, plan, action);
+        }
+        // The hook may have installed another observer; the one that was running wins.
+        if observer.is_some() {
+            self.observer = observer;
+        }
+        result
+    }
+
+    fn execute(&mut self, kernel: &dyn Kernel, plan: &LoopPlan<'_>) -> Result<()> {
+        if plan.range.is_empty() {
+            return Ok(());
+        }
+        if !plan.has_reductions {
+            return self.backend.run(kernel, plan, &mut []);
+        }
+        let mut partials = [Scalar::I32(0); MAX_ARGS];
+        for (k, a) in plan.args().iter().enumerate() {
+            if let ArgPlan::Reduce { op, ty, .. } = a {
+                partials[k] = Scalar::identity(*op, *ty);
+            }
+        }
+        self.backend
+            .run(kernel, plan, &mut partials[..plan.nargs])?;
+        for (k, a) in plan.args().iter().enumerate() {
+            if let ArgPlan::Reduce { id, op, ty } = a {
+                let r = &mut self.reductions[id.index()];
+                if partials[k].elem_type() != *ty {
+                    return Err(OpsError::Backend {
+                        backend: self.backend.name().into(),
+                        message: format!(
+                            "loop `{}`: reduction `{}` came back as {}",
+                            plan.name,
+                            r.name,
+                            partials[k].elem_type()
+                        ).into(),
+                    });
+                }
+                r.value = r.value.combine(*op, partials[k]);
+            }
+        }
+        Ok(())
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Handle lookup
+    // ----------------------------------------------------------------------------------------
+
+    pub(crate) fn block_info(&self, b: &Block) -> Result<&BlockInfo> {
+        if b.rt != self.rt {
+            return Err(OpsError::ForeignHandle {
+                what: format!("block #{}", b.id.0).into(),
+            });
+        }
+        self.blocks
+            .get(b.id.index())
+            .ok_or_else(|| OpsError::ForeignHandle {
+                what: format!("block #{}", b.id.0).into(),
+            })
+    }
+
+    pub(crate) fn dat_info(&self, rt: RtId, id: DatId) -> Result<&DatInfo> {
+        match self.dats.get(id.index()) {
+            Some(d) if rt == self.rt && d.live => Ok(d),
+            _ => Err(OpsError::ForeignHandle {
+                what: format!("dataset #{}", id.0).into(),
+            }),
+        }
+    }
+
+    pub(crate) fn stencil_info(&self, rt: RtId, id: StencilId) -> Result<&StencilInfo> {
+        match self.stencils.get(id.index()) {
+            Some(s) if rt == self.rt => Ok(s),
+            _ => Err(OpsError::ForeignHandle {
+                what: format!("stencil #{}", id.0).into(),
+            }),
+        }
+    }
+
+    pub(crate) fn reduction_info(&self, rt: RtId, id: ReductionId) -> Result<&ReductionInfo> {
+        match self.reductions.get(id.index()) {
+            Some(r) if rt == self.rt => Ok(r),
+            _ => Err(OpsError::ForeignHandle {
+                what: format!("reduction #{}", id.0).into(),
+            }),
+        }
+    }
+}
+
+/// A reference to a kernel is a kernel, so `par_loop` also takes `&k` and `&dyn Kernel`.
+impl<K: Kernel + ?Sized> Kernel for &K {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn params(&self) -> &'static [crate::kernel::Param] {
+        (**self).params()
+    }
+    fn wgsl(&self) -> std::result::Result<&'static str, &'static str> {
+        (**self).wgsl()
+    }
+    unsafe fn run(
+        &self,
+        ctx: &crate::kernel::ExecCtx,
+        lo: [i32; 3],
+        hi: [i32; 3],
+        partials: &mut [Scalar],
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { (**self).run(ctx, lo, hi, partials) }
+    }
+}
