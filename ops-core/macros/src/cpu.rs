@@ -13,7 +13,9 @@ use quote::{format_ident, quote};
 
 pub fn run_fn(k: &Kernel) -> TokenStream {
     let c = quote!(::ops_core::kernel);
-    let dats: Vec<usize> = (0..k.params.len()).filter(|&p| k.params[p].is_dat()).collect();
+    let dats: Vec<usize> = (0..k.params.len())
+        .filter(|&p| k.params[p].is_dat())
+        .collect();
     let nd = dats.len();
     // Global slot number of (param, offset slot) in the flat relative-offset array.
     let mut slot_base = vec![0usize; k.params.len()];

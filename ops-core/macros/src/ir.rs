@@ -232,7 +232,10 @@ impl MathFn {
     }
     /// Whether the function is defined for integers too.
     pub fn allows_int(self) -> bool {
-        matches!(self, MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Signum)
+        matches!(
+            self,
+            MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Signum
+        )
     }
 }
 

@@ -156,7 +156,13 @@ impl Checker {
             .find(|l| l.source == name)
     }
 
-    fn declare(&mut self, source: &str, ty: Ty, mutable: bool, bounds: Option<(i64, i64)>) -> String {
+    fn declare(
+        &mut self,
+        source: &str,
+        ty: Ty,
+        mutable: bool,
+        bounds: Option<(i64, i64)>,
+    ) -> String {
         let unique = format!("{source}_{}", self.next_local);
         self.next_local += 1;
         self.scopes.last_mut().expect("scope").push(Local {
@@ -198,7 +204,15 @@ impl Checker {
         match stmt {
             syn::Stmt::Local(local) => self.let_stmt(local, out),
             syn::Stmt::Expr(e, semi) => {
-                if semi.is_none() && !matches!(e, syn::Expr::If(_) | syn::Expr::ForLoop(_) | syn::Expr::Block(_)) {
+                let block_like = matches!(
+                    e,
+                    syn::Expr::If(_)
+                        | syn::Expr::ForLoop(_)
+                        | syn::Expr::Block(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::Loop(_)
+                );
+                if semi.is_none() && !block_like {
                     return Err(Error::new_spanned(
                         e,
                         "kernels return nothing: end this statement with `;`",
@@ -238,7 +252,10 @@ impl Checker {
         let init = match &local.init {
             Some(init) => {
                 if let Some((_, diverge)) = &init.diverge {
-                    return Err(Error::new_spanned(diverge, "`let ... else` is not supported"));
+                    return Err(Error::new_spanned(
+                        diverge,
+                        "`let ... else` is not supported",
+                    ));
                 }
                 let e = self.expr(&init.expr, declared)?;
                 if let Some(t) = declared {
@@ -298,6 +315,14 @@ impl Checker {
                 Ok(())
             }
             syn::Expr::Paren(p) => self.expr_stmt(&p.expr, out),
+            syn::Expr::While(_) | syn::Expr::Loop(_) => Err(Error::new_spanned(
+                e,
+                "`while` and `loop` are not supported: kernels loop with `for k in 0..N` (literal bounds)",
+            )),
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => Err(Error::new_spanned(
+                e,
+                "`return`, `break` and `continue` are not supported in a kernel; use `if`/`else`",
+            )),
             other => Err(Error::new_spanned(
                 other,
                 "not a kernel statement: expected `let`, an assignment, `if`, `for` or `r.update(v)`",
@@ -380,16 +405,19 @@ impl Checker {
                         e,
                         format!("`{name}` is a global constant and cannot be assigned"),
                     )),
-                    ParamKind::Idx => Err(Error::new_spanned(e, "the iteration index cannot be assigned")),
+                    ParamKind::Idx => Err(Error::new_spanned(
+                        e,
+                        "the iteration index cannot be assigned",
+                    )),
                     ParamKind::Dat(_) => Err(Error::new_spanned(
                         e,
                         format!("assign to a point of the dataset: `{name}[(0, 0)] = ...`"),
                     )),
                 };
             }
-            let local = self.lookup_mut(&name).ok_or_else(|| {
-                Error::new_spanned(e, format!("unknown name `{name}`"))
-            })?;
+            let local = self
+                .lookup_mut(&name)
+                .ok_or_else(|| Error::new_spanned(e, format!("unknown name `{name}`")))?;
             if !local.mutable {
                 return Err(Error::new_spanned(
                     e,
@@ -501,7 +529,15 @@ impl Checker {
         };
         let param = &mut self.params[p];
         param.components = param.components.max(max);
-        Ok((Point { param: p, slot, comp }, param.ty, access))
+        Ok((
+            Point {
+                param: p,
+                slot,
+                comp,
+            },
+            param.ty,
+            access,
+        ))
     }
 
     fn component(&self, c: &syn::Expr) -> Result<Comp> {
@@ -543,7 +579,10 @@ impl Checker {
             return Err(Error::new_spanned(l, "loop labels are not supported"));
         }
         let syn::Pat::Ident(pi) = &*f.pat else {
-            return Err(Error::new_spanned(&f.pat, "the loop variable is one plain name"));
+            return Err(Error::new_spanned(
+                &f.pat,
+                "the loop variable is one plain name",
+            ));
         };
         let syn::Expr::Range(r) = &*f.expr else {
             return Err(Error::new_spanned(
@@ -607,8 +646,9 @@ impl Checker {
     }
 
     fn name(&mut self, e: &syn::Expr) -> Result<Expr> {
-        let name = path_ident(e)
-            .ok_or_else(|| Error::new_spanned(e, "paths are not supported in a kernel; use a plain name"))?;
+        let name = path_ident(e).ok_or_else(|| {
+            Error::new_spanned(e, "paths are not supported in a kernel; use a plain name")
+        })?;
         if let Some(l) = self.lookup(&name) {
             return Ok(Expr::Local(l.unique.clone(), l.ty));
         }
@@ -639,7 +679,10 @@ impl Checker {
                     let d = int_literal(&ix.index)
                         .filter(|d| (0..3).contains(d))
                         .ok_or_else(|| {
-                            Error::new_spanned(&ix.index, "the index dimension is a literal 0, 1 or 2")
+                            Error::new_spanned(
+                                &ix.index,
+                                "the index dimension is a literal 0, 1 or 2",
+                            )
                         })?;
                     return Ok(Expr::Idx(d as usize));
                 }
@@ -683,7 +726,10 @@ impl Checker {
                     inner => {
                         let t = inner.ty();
                         if !t.is_numeric() || t == Ty::U32 {
-                            return Err(Error::new_spanned(u, format!("cannot negate a {}", t.rust())));
+                            return Err(Error::new_spanned(
+                                u,
+                                format!("cannot negate a {}", t.rust()),
+                            ));
                         }
                         Ok(Expr::Unary(UnOp::Neg, Box::new(inner), t))
                     }
@@ -694,7 +740,10 @@ impl Checker {
                 expect_ty(&u.expr, Ty::Bool, inner.ty())?;
                 Ok(Expr::Unary(UnOp::Not, Box::new(inner), Ty::Bool))
             }
-            _ => Err(Error::new_spanned(u, "dereferences are not supported in a kernel")),
+            _ => Err(Error::new_spanned(
+                u,
+                "dereferences are not supported in a kernel",
+            )),
         }
     }
 
@@ -716,7 +765,12 @@ impl Checker {
             _ if compound_op(&b.op).is_some() => {
                 return Err(Error::new_spanned(b, "`op=` is a statement, not a value"))
             }
-            _ => return Err(Error::new_spanned(&b.op, "bit operations are not supported in a kernel")),
+            _ => {
+                return Err(Error::new_spanned(
+                    &b.op,
+                    "bit operations are not supported in a kernel",
+                ))
+            }
         };
         if op.is_logic() {
             let l = self.expr(&b.left, Some(Ty::Bool))?;
@@ -805,7 +859,10 @@ impl Checker {
         let cond = self.expr(&i.cond, Some(Ty::Bool))?;
         expect_ty(&i.cond, Ty::Bool, cond.ty())?;
         let Some((_, els)) = &i.else_branch else {
-            return Err(Error::new_spanned(i, "an `if` used as a value needs an `else`"));
+            return Err(Error::new_spanned(
+                i,
+                "an `if` used as a value needs an `else`",
+            ));
         };
         let then = self.value_block(&i.then_branch, hint)?;
         let hint = Some(then.value.ty());
@@ -813,7 +870,10 @@ impl Checker {
             syn::Expr::Block(b) => self.value_block(&b.block, hint)?,
             syn::Expr::If(nested) => {
                 let value = self.if_value(nested, hint)?;
-                ValueBlock { lets: Vec::new(), value }
+                ValueBlock {
+                    lets: Vec::new(),
+                    value,
+                }
             }
             other => return Err(Error::new_spanned(other, "expected a block")),
         };
@@ -821,7 +881,11 @@ impl Checker {
         if els.value.ty() != t {
             return Err(Error::new_spanned(
                 i,
-                format!("`if` branches have different types: {} and {}", t.rust(), els.value.ty().rust()),
+                format!(
+                    "`if` branches have different types: {} and {}",
+                    t.rust(),
+                    els.value.ty().rust()
+                ),
             ));
         }
         Ok(Expr::If(Box::new(cond), Box::new(then), Box::new(els), t))
@@ -836,16 +900,17 @@ impl Checker {
             for s in init {
                 match s {
                     syn::Stmt::Local(l) => c.let_stmt(l, &mut lets)?,
-                    other => {
-                        return Err(Error::new_spanned(
-                            other,
-                            "a branch of an `if` used as a value may only hold `let`s before its value",
-                        ))
-                    }
+                    other => return Err(Error::new_spanned(
+                        other,
+                        "a branch of an `if` used as a value may only hold `let`s before its value",
+                    )),
                 }
             }
             let syn::Stmt::Expr(e, None) = last else {
-                return Err(Error::new_spanned(last, "this branch must end with a value (no `;`)"));
+                return Err(Error::new_spanned(
+                    last,
+                    "this branch must end with a value (no `;`)",
+                ));
             };
             let value = c.expr(e, hint)?;
             Ok(ValueBlock { lets, value })
@@ -966,22 +1031,35 @@ fn literal(l: &syn::Lit, hint: Option<Ty>) -> Result<Expr> {
                 _ => false,
             };
             if !fits {
-                return Err(Error::new_spanned(i, format!("literal out of range for {}", ty.rust())));
+                return Err(Error::new_spanned(
+                    i,
+                    format!("literal out of range for {}", ty.rust()),
+                ));
             }
             Ok(Expr::Int(v, ty))
         }
         syn::Lit::Bool(b) => Ok(Expr::Bool(b.value)),
-        other => Err(Error::new_spanned(other, "only numeric and bool literals are allowed in a kernel")),
+        other => Err(Error::new_spanned(
+            other,
+            "only numeric and bool literals are allowed in a kernel",
+        )),
     }
 }
 
 fn scalar_type(t: &syn::Type) -> Result<Ty> {
     if let syn::Type::Path(p) = t {
-        if let Some(ty) = p.path.get_ident().and_then(|i| Ty::from_name(&i.to_string())) {
+        if let Some(ty) = p
+            .path
+            .get_ident()
+            .and_then(|i| Ty::from_name(&i.to_string()))
+        {
             return Ok(ty);
         }
     }
-    Err(Error::new_spanned(t, "kernel types are f64, f32, i32, u32 and bool"))
+    Err(Error::new_spanned(
+        t,
+        "kernel types are f64, f32, i32, u32 and bool",
+    ))
 }
 
 fn expect_ty(at: &dyn quote::ToTokens, want: Ty, got: Ty) -> Result<()> {

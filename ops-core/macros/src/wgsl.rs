@@ -26,7 +26,10 @@ pub fn kernel(k: &Kernel) -> Result<String, String> {
         let b = p + 1;
         match param.kind {
             ParamKind::Dat(Access::Read) => {
-                let _ = writeln!(w, "@group(0) @binding({b}) var<storage, read> d_{p}: array<{ty}>;");
+                let _ = writeln!(
+                    w,
+                    "@group(0) @binding({b}) var<storage, read> d_{p}: array<{ty}>;"
+                );
             }
             ParamKind::Dat(_) => {
                 let _ = writeln!(
@@ -54,7 +57,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     );
     for (p, param) in k.params.iter().enumerate() {
         if let ParamKind::Reduce(op) = param.kind {
-            let _ = writeln!(w, "    var acc_{p}: {} = {};", param.ty.wgsl(), identity(op, param.ty));
+            let _ = writeln!(
+                w,
+                "    var acc_{p}: {} = {};",
+                param.ty.wgsl(),
+                identity(op, param.ty)
+            );
         }
     }
     let _ = writeln!(
@@ -66,7 +74,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     );
     for (p, param) in k.params.iter().enumerate() {
         if param.is_dat() && !param.offsets.is_empty() {
-            let _ = writeln!(w, "        let p_{p} = ops_point({p}u, ops_x, ops_y, ops_z);");
+            let _ = writeln!(
+                w,
+                "        let p_{p} = ops_point({p}u, ops_x, ops_y, ops_z);"
+            );
             for (s, o) in param.offsets.iter().enumerate() {
                 let _ = writeln!(
                     w,
@@ -82,8 +93,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         if let ParamKind::Reduce(op) = param.kind {
             let combine = match op {
                 ReduceOp::Sum => format!("w_{p}[lid] + w_{p}[lid + s]"),
-                ReduceOp::Min => format!("select(w_{p}[lid], w_{p}[lid + s], w_{p}[lid + s] < w_{p}[lid])"),
-                ReduceOp::Max => format!("select(w_{p}[lid], w_{p}[lid + s], w_{p}[lid + s] > w_{p}[lid])"),
+                ReduceOp::Min => {
+                    format!("select(w_{p}[lid], w_{p}[lid + s], w_{p}[lid + s] < w_{p}[lid])")
+                }
+                ReduceOp::Max => {
+                    format!("select(w_{p}[lid], w_{p}[lid + s], w_{p}[lid + s] > w_{p}[lid])")
+                }
             };
             let _ = writeln!(
                 w,
