@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the system packages the project needs, if missing (Debian; run as root or with sudo).
+# The Rust toolchain itself is expected to be present (rustup).
+set -euo pipefail
+pkgs=()   # none yet: HDF5, Vulkan (Mesa) and OpenMPI join with the issues that need them
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup first" >&2; exit 1; }
