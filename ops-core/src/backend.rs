@@ -9,7 +9,8 @@
 //!   zero-initialised;
 //! - [`Backend::upload`] / [`Backend::download`]: copy a box of points in or out, as bytes;
 //! - [`Backend::run`]: run a kernel as described by a validated [`LoopPlan`]; a host backend
-//!   builds the kernel's [`ExecCtx`](crate::kernel::ExecCtx) with [`LoopPlan::host_exec_ctx`]
+//!   builds the kernel's [`ExecCtx`] with
+//!   [`LoopPlan::host_exec_ctx`]
 //!   from its own storage pointers, a device backend keeps data where it is and uses the plan's
 //!   per-argument layouts to bind its buffers;
 //! - [`Backend::synchronize`]: wait for outstanding work.
@@ -271,7 +272,8 @@ impl LoopPlan<'_> {
                             "loop `{}`: no storage for dataset #{}",
                             self.name,
                             d.dat.index()
-                        ).into(),
+                        )
+                        .into(),
                     })?;
                     ctx.dats[k] = d.view(base);
                 }

@@ -231,10 +231,13 @@ impl<T: Element> Dat<T> {
     /// `ReadWrite` or `Inc`).
     ///
     /// ```
-    /// use ops_core::prelude::*;
-    /// # fn f(dens: Dat<f64>, point: Stencil) {
+    /// use ops_backends::prelude::*;
+    /// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let grid = ops.block("grid", 2)?;
+    /// let dens = ops.dat::<f64, 2>(&grid, "density0", [4, 4], Halo::none())?;
+    /// let point = ops.stencil("S2D_00", &[[0, 0]])?;
     /// let a = dens.arg(&point, Read);
-    /// # }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn arg(&self, stencil: &Stencil, access: Access) -> Arg {
         Arg {
@@ -475,6 +478,24 @@ impl Arg {
     }
 
     /// The iteration index (an `Idx` parameter).
+    ///
+    /// ```
+    /// use ops_backends::prelude::*;
+    ///
+    /// #[kernel]
+    /// fn number(idx: Idx, out: Write<i32>) {
+    ///     out[(0, 0)] = idx[0] + 10 * idx[1];
+    /// }
+    ///
+    /// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let grid = ops.block("grid", 2)?;
+    /// let out = ops.dat::<i32, 2>(&grid, "out", [2, 2], Halo::new([-1, -1], [0, 0]))?;
+    /// let pt = ops.stencil("S2D_00", &[[0, 0]])?;
+    /// ops.par_loop(number, "number", &grid, [-1..2, -1..2], &[Arg::idx(), out.arg(&pt, Write)])?;
+    /// assert_eq!(ops.fetch_range(&out, [-1..2, -1..0])?, vec![-11, -10, -9]);
+    /// assert_eq!(ops.fetch_data(&out)?, vec![0, 1, 10, 11]);
+    /// # Ok::<(), OpsError>(())
+    /// ```
     pub fn idx() -> Arg {
         Arg { kind: ArgKind::Idx }
     }

@@ -3,14 +3,13 @@
 //! The runtime of an OPS-like embedded language: applications declare **blocks** (1-3-D index
 //! spaces), **datasets** on them (with halos), **stencils** (the offsets a loop may access) and
 //! **reductions**, and express every computation as a [`par_loop`](Ops::par_loop) of a
-//! [`#[kernel]`](kernel) function over a range of a block. The runtime ([`Ops`]) owns all data:
+//! [`#[kernel]`](macro@kernel) function over a range of a block. The runtime ([`Ops`]) owns all data:
 //! values enter and leave only through its calls, and every loop is validated before it runs,
 //! so the generated kernel code needs no bounds checks and every change to every dataset is
 //! seen by the runtime (which is what the resilience layer's automatic checkpointing builds on,
 //! see [`observer`]).
 //!
-//! ```ignore
-//! // TODO: needs #[kernel]
+//! ```
 //! use ops_backends::prelude::*;
 //!
 //! #[kernel]
@@ -35,7 +34,7 @@
 //! # Ok::<(), OpsError>(())
 //! ```
 //!
-//! Modules: [`kernel`] is the contract with generated code, [`backend`] the interface to
+//! Modules: [`kernel`](mod@kernel) is the contract with generated code, [`backend`] the interface to
 //! execution backends (the `ops-backends` crate provides `seq` and `rayon`), [`exec`] the shared
 //! host executor that makes reductions bitwise reproducible, [`observer`] the hook point for
 //! resilience, [`config`] the `--ops-*` flags.

@@ -58,8 +58,7 @@ pub(crate) struct ReductionInfo {
 /// An `Ops` is built with a backend: `ops_backends::ops_from_args(&args)` picks one from the
 /// command line; `Ops::new` takes any [`Backend`].
 ///
-/// ```ignore
-/// // TODO: needs #[kernel]
+/// ```
 /// use ops_backends::prelude::*;
 ///
 /// #[kernel]
@@ -111,9 +110,9 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(backend: Box<dyn ops_core::Backend>) {
-    /// let ops = Ops::new(OpsConfig::default(), backend);
-    /// # }
+    /// let backend = Box::new(ops_backends::SeqBackend::new());
+    /// let ops = Ops::new(OpsConfig::new(BackendKind::Seq), backend);
+    /// assert_eq!(ops.backend_name(), "seq");
     /// ```
     pub fn new(config: OpsConfig, backend: Box<dyn Backend>) -> Ops {
         Ops {
@@ -158,11 +157,11 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let grid = ops.block("grid", 2)?;
     /// assert_eq!(grid.dims(), 2);
     /// assert!(ops.block("bad", 4).is_err());
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn block(&mut self, name: &str, dims: usize) -> Result<Block> {
         if !(1..=3).contains(&dims) {
@@ -194,12 +193,12 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let grid = ops.block("grid", 2)?;
     /// let dens = ops.dat::<f64, 2>(&grid, "density0", [10, 10], Halo::new([-2, -2], [2, 2]))?;
     /// assert_eq!(ops.dat_name(&dens)?, "density0");
     /// assert_eq!(ops.fetch_data(&dens)?, vec![0.0; 100]);
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn dat<T: Element, const N: usize>(
         &mut self,
@@ -216,12 +215,12 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let grid = ops.block("grid", 2)?;
     /// let vel = ops.dat_with(&grid, "velocity",
     ///     DatSpec::<f64, 2>::new([2, 2]).components(2).init(&[1., 2., 3., 4., 5., 6., 7., 8.]))?;
     /// assert_eq!(ops.fetch_data(&vel)?, vec![1., 2., 3., 4., 5., 6., 7., 8.]);
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn dat_with<T: Element, const N: usize>(
         &mut self,
@@ -360,12 +359,12 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// # let grid = ops.block("grid", 2)?;
     /// let d = ops.dat::<f32, 2>(&grid, "d", [5, 3], Halo::new([-1, -2], [1, 2]))?;
     /// assert_eq!(ops.dat_size(&d)?, vec![5, 3]);
     /// assert_eq!(ops.dat_halo(&d)?, (vec![-1, -2], vec![1, 2]));
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn dat_size<T: Element>(&self, dat: &Dat<T>) -> Result<Vec<usize>> {
         let l = self.dat_info(dat.rt, dat.id)?.layout;
@@ -383,10 +382,10 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let five = ops.stencil("S2D_5PT", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     /// assert_eq!(five.dims(), 2);
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn stencil<const N: usize>(&mut self, name: &str, points: &[[i32; N]]) -> Result<Stencil> {
         self.strided_stencil(name, points, [1; N])
@@ -399,9 +398,9 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let along_x = ops.strided_stencil("S2D_00_STRID2D_X", &[[0, 0]], [1, 0])?;
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn strided_stencil<const N: usize>(
         &mut self,
@@ -470,10 +469,10 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// let dt = ops.reduction::<f64>("dt_min", ReduceOp::Min);
     /// assert_eq!(ops.reduction_result(&dt)?, f64::INFINITY);
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn reduction<T: Element>(&mut self, name: &str, op: ReduceOp) -> Reduction<T> {
         let id = ReductionId(self.reductions.len() as u32);
@@ -516,7 +515,8 @@ impl Ops {
             what: format!(
                 "reduction `{}` (observer changed its type)",
                 self.reductions[i].name
-            ).into(),
+            )
+            .into(),
         })
     }
 
@@ -536,13 +536,13 @@ impl Ops {
     ///
     /// ```
     /// # use ops_core::prelude::*;
-    /// # fn f(ops: &mut Ops) -> Result<()> {
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
     /// # let grid = ops.block("grid", 2)?;
     /// let d = ops.dat::<i32, 2>(&grid, "d", [4, 4], Halo::new([-1, -1], [1, 1]))?;
     /// ops.set_range(&d, [-1..1, 3..5], &[1, 2, 3, 4])?;
     /// assert_eq!(ops.fetch_range(&d, [-1..1, 3..5])?, vec![1, 2, 3, 4]);
     /// assert!(ops.set_range(&d, [-2..1, 3..5], &[0; 6]).is_err());
-    /// # Ok(()) }
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn set_range<T: Element>(
         &mut self,
@@ -679,17 +679,36 @@ impl Ops {
     /// success the loop goes through the observer hook and the backend, reductions are folded
     /// into their handles, and the call is profiled under `name`.
     ///
-    /// ```ignore
-    /// // TODO: needs #[kernel]
-    /// # use ops_core::prelude::*;
+    /// ```
+    /// use ops_backends::prelude::*;
+    ///
     /// #[kernel]
     /// fn scale(a: Read<f64>, b: Write<f64>, k: Global<f64>) {
     ///     b[(0, 0)] = k * a[(0, 0)];
     /// }
-    /// # fn f(ops: &mut Ops, grid: Block, a: Dat<f64>, b: Dat<f64>, pt: Stencil) -> Result<()> {
+    ///
+    /// #[kernel]
+    /// fn total(a: Read<f64>, s: Sum<f64>) {
+    ///     s += a[(0, 0)];
+    /// }
+    ///
+    /// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let grid = ops.block("grid", 2)?;
+    /// let a = ops.dat_with(&grid, "a", DatSpec::<f64, 2>::new([8, 8]).init(&[1.5; 64]))?;
+    /// let b = ops.dat::<f64, 2>(&grid, "b", [8, 8], Halo::none())?;
+    /// let pt = ops.stencil("S2D_00", &[[0, 0]])?;
     /// ops.par_loop(scale, "scale", &grid, [0..8, 0..8],
     ///     &[a.arg(&pt, Read), b.arg(&pt, Write), Arg::global(2.0_f64)])?;
-    /// # Ok(()) }
+    ///
+    /// let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
+    /// ops.par_loop(total, "total", &grid, [0..8, 0..8], &[b.arg(&pt, Read), sum.arg()])?;
+    /// assert_eq!(ops.reduction_result(&sum)?, 64.0 * 3.0);
+    ///
+    /// // Every mismatch is an error before anything runs: here `b` is not declared `ReadWrite`.
+    /// let err = ops.par_loop(scale, "scale", &grid, [0..8, 0..8],
+    ///     &[a.arg(&pt, Read), b.arg(&pt, ReadWrite), Arg::global(2.0_f64)]).unwrap_err();
+    /// assert!(matches!(err, OpsError::AccessMismatch { arg: 1, .. }));
+    /// # Ok::<(), OpsError>(())
     /// ```
     pub fn par_loop<K: Kernel>(
         &mut self,
@@ -768,7 +787,8 @@ impl Ops {
                             plan.name,
                             r.name,
                             partials[k].elem_type()
-                        ).into(),
+                        )
+                        .into(),
                     });
                 }
                 r.value = r.value.combine(*op, partials[k]);
