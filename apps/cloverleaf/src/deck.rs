@@ -1,0 +1,934 @@
+//! CloverLeaf input decks: the `*clover` ... `*endclover` block of keywords.
+//!
+//! The syntax follows the original mini-app's reader: keywords are case-insensitive, `=` and `,`
+//! separate words like spaces, `!` and `;` start a comment, a lone `\` continues the line, and
+//! several `key value` pairs may share a line. A `state N` line owns the rest of its line. Lines
+//! outside the `*clover` block are ignored.
+//!
+//! Unlike the original, every problem is reported as an error naming the file and line: unknown
+//! keywords, malformed numbers, states that are missing or defined twice, and geometry that cannot
+//! describe a region. Keywords the original reader accepts but that mean nothing here (tiling,
+//! kernel-language switches) are accepted and reported as notes.
+
+use std::fmt;
+
+/// Expected kinetic energy at the end of the published test problems 1..=5.
+pub const EXPECTED_KE: [(u32, f64); 5] = [
+    (1, 1.82280367310258),
+    (2, 1.19316898756307),
+    (3, 2.58984003503994),
+    (4, 0.307475452287895),
+    (5, 4.85350315783719),
+];
+
+/// The expected final kinetic energy of published test problem `n`, if it is one.
+pub fn expected_kinetic_energy(n: u32) -> Option<f64> {
+    EXPECTED_KE.iter().find(|(k, _)| *k == n).map(|(_, v)| *v)
+}
+
+/// The shape of the region a state fills.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Geometry {
+    /// Cells whose extent overlaps `[xmin, xmax] x [ymin, ymax]`.
+    Rectangle {
+        /// Left edge.
+        xmin: f64,
+        /// Right edge.
+        xmax: f64,
+        /// Bottom edge.
+        ymin: f64,
+        /// Top edge.
+        ymax: f64,
+    },
+    /// Cells whose centre lies within `radius` of `(x, y)`.
+    Circle {
+        /// Centre x.
+        x: f64,
+        /// Centre y.
+        y: f64,
+        /// Radius.
+        radius: f64,
+    },
+    /// The cell whose lower-left vertex is exactly `(x, y)`.
+    Point {
+        /// Vertex x.
+        x: f64,
+        /// Vertex y.
+        y: f64,
+    },
+}
+
+/// One material state: its values and (for states after the first) where it applies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// Density.
+    pub density: f64,
+    /// Specific internal energy.
+    pub energy: f64,
+    /// Initial x velocity.
+    pub xvel: f64,
+    /// Initial y velocity.
+    pub yvel: f64,
+    /// Region; `None` for state 1, the background that fills the whole mesh.
+    pub geometry: Option<Geometry>,
+}
+
+/// Everything a deck sets, with the original's defaults for what it leaves out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deck {
+    /// States in order; state 1 first. Later states overwrite earlier ones.
+    pub states: Vec<State>,
+    /// Cells in x.
+    pub x_cells: usize,
+    /// Cells in y.
+    pub y_cells: usize,
+    /// Domain left edge.
+    pub xmin: f64,
+    /// Domain bottom edge.
+    pub ymin: f64,
+    /// Domain right edge.
+    pub xmax: f64,
+    /// Domain top edge.
+    pub ymax: f64,
+    /// `initial_timestep` (the original's dtinit).
+    pub dtinit: f64,
+    /// `max_timestep` (dtmax).
+    pub dtmax: f64,
+    /// `timestep_rise` (dtrise): the most a step may grow by.
+    pub dtrise: f64,
+    /// Smallest acceptable step (not settable in the original's decks).
+    pub dtmin: f64,
+    /// Safety factor on the sound-speed limit.
+    pub dtc_safe: f64,
+    /// Safety factor on the x-velocity limit.
+    pub dtu_safe: f64,
+    /// Safety factor on the y-velocity limit.
+    pub dtv_safe: f64,
+    /// Safety factor on the divergence limit.
+    pub dtdiv_safe: f64,
+    /// Simulated time at which to stop.
+    pub end_time: f64,
+    /// Step at which to stop.
+    pub end_step: u64,
+    /// Steps between field summaries (0: only at the start and the end).
+    pub summary_frequency: u64,
+    /// Steps between visualisation dumps (0: none).
+    pub visit_frequency: u64,
+    /// Whether `profiler_on` was given.
+    pub profiler_on: bool,
+    /// Published test problem number (0: none).
+    pub test_problem: u32,
+    /// Notes about accepted keywords that have no effect here.
+    pub notes: Vec<String>,
+}
+
+impl Default for Deck {
+    /// The original reader's defaults (with no states).
+    fn default() -> Self {
+        Deck {
+            states: Vec::new(),
+            x_cells: 10,
+            y_cells: 10,
+            xmin: 0.0,
+            ymin: 0.0,
+            xmax: 100.0,
+            ymax: 100.0,
+            dtinit: 0.1,
+            dtmax: 1.0,
+            dtrise: 1.5,
+            dtmin: 0.0000001,
+            dtc_safe: 0.7,
+            dtu_safe: 0.5,
+            dtv_safe: 0.5,
+            dtdiv_safe: 0.7,
+            end_time: 10.0,
+            end_step: 640_000,
+            summary_frequency: 10,
+            visit_frequency: 0,
+            profiler_on: false,
+            test_problem: 0,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// A problem in a deck, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeckError {
+    /// The deck's name (its path, or `<built-in>`).
+    pub file: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for DeckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+impl std::error::Error for DeckError {}
+
+/// Largest number of cells per direction accepted.
+pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
+/// Largest total number of cells accepted.
+pub const MAX_CELLS: usize = 1 << 31;
+
+/// Deck text of the built-in default problem (clover_bm_short: 960x960, 87 steps, test 2).
+pub const DEFAULT_DECK: &str = include_str!("../decks/clover_bm_short.in");
+
+/// A word of the deck and the line it came from.
+#[derive(Clone, Debug)]
+struct Word {
+    text: String,
+    line: usize,
+}
+
+/// Splits the `*clover` block into logical lines of words, as the original reader does.
+///
+/// Returns the lines (each a list of words, all on the same starting line) and the line of the
+/// `*clover` marker.
+fn tokenize(file: &str, text: &str) -> Result<(Vec<Vec<Word>>, usize), DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut sections: Vec<(String, usize)> = Vec::new();
+    let mut in_clover: Option<usize> = None;
+    let mut seen_clover: Option<usize> = None;
+    let mut closed = false;
+    let mut lines: Vec<Vec<Word>> = Vec::new();
+    let mut continuing = false;
+    let mut last_line = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i + 1;
+        last_line = lineno;
+        // Control characters and anything non-ASCII count as spaces.
+        let mut l: String = raw
+            .chars()
+            .map(|c| {
+                if (c as u32) < 32 || (c as u32) > 127 {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        if let Some(p) = l.find(['!', ';']) {
+            l.truncate(p);
+        }
+        let l = l.trim().to_ascii_lowercase();
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix('*') {
+            let name = rest.split([' ', '=', ',']).next().unwrap_or("");
+            if let Some(ended) = name.strip_prefix("end") {
+                match sections.pop() {
+                    Some((open, _)) if open == ended => {}
+                    Some((open, at)) => {
+                        return Err(err(
+                            lineno,
+                            format!("`*end{ended}` closes `*{open}` opened on line {at}"),
+                        ))
+                    }
+                    None => return Err(err(lineno, format!("`*end{ended}` without `*{ended}`"))),
+                }
+                if ended == "clover" && in_clover.is_some() {
+                    in_clover = None;
+                    closed = true;
+                    if continuing {
+                        return Err(err(lineno, "`\\` continues into `*endclover`".into()));
+                    }
+                }
+            } else if name.is_empty() {
+                return Err(err(lineno, "`*` without a section name".into()));
+            } else if name == "clover" {
+                if seen_clover.is_some() {
+                    return Err(err(lineno, "a second `*clover` block".into()));
+                }
+                if !sections.is_empty() {
+                    return Err(err(lineno, "`*clover` inside another section".into()));
+                }
+                seen_clover = Some(lineno);
+                in_clover = Some(lineno);
+                sections.push((name.to_string(), lineno));
+            } else {
+                sections.push((name.to_string(), lineno));
+            }
+            continue;
+        }
+        // Only the top level of the clover block is read.
+        if in_clover.is_none() || sections.len() != 1 {
+            continue;
+        }
+        let mut words: Vec<Word> = l
+            .split([' ', '\t', '=', ','])
+            .filter(|w| !w.is_empty())
+            .map(|w| Word {
+                text: w.to_string(),
+                line: lineno,
+            })
+            .collect();
+        let cont = words.last().is_some_and(|w| w.text == "\\");
+        if cont {
+            words.pop();
+        }
+        if words.iter().any(|w| w.text == "\\") {
+            return Err(err(lineno, "`\\` must be the last word of a line".into()));
+        }
+        if continuing {
+            lines.last_mut().expect("continuing a line").extend(words);
+        } else {
+            lines.push(words);
+        }
+        continuing = cont;
+    }
+    let Some(start) = seen_clover else {
+        return Err(err(
+            last_line.max(1),
+            "no `*clover` block (the deck must hold `*clover` ... `*endclover`)".into(),
+        ));
+    };
+    if !closed {
+        return Err(err(
+            last_line.max(1),
+            format!("`*clover` on line {start} is never closed by `*endclover`"),
+        ));
+    }
+    Ok((lines, start))
+}
+
+fn parse_real(file: &str, w: &Word, key: &str) -> Result<f64, DeckError> {
+    let t = w.text.replace(['d', 'D'], "e");
+    let ok = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e'))
+        && t.chars().any(|c| c.is_ascii_digit());
+    match t.parse::<f64>() {
+        Ok(v) if ok && v.is_finite() => Ok(v),
+        _ => Err(DeckError {
+            file: file.to_string(),
+            line: w.line,
+            message: format!("`{key}` needs a real number, got `{}`", w.text),
+        }),
+    }
+}
+
+fn parse_int(file: &str, w: &Word, key: &str) -> Result<i64, DeckError> {
+    let t = w.text.strip_prefix('+').unwrap_or(&w.text);
+    t.parse::<i64>().map_err(|_| DeckError {
+        file: file.to_string(),
+        line: w.line,
+        message: format!("`{key}` needs an integer, got `{}`", w.text),
+    })
+}
+
+#[derive(Default)]
+struct StateSpec {
+    line: usize,
+    density: Option<f64>,
+    energy: Option<f64>,
+    xvel: f64,
+    yvel: f64,
+    geometry: Option<(String, usize)>,
+    xmin: Option<f64>,
+    xmax: Option<f64>,
+    ymin: Option<f64>,
+    ymax: Option<f64>,
+    radius: Option<f64>,
+}
+
+/// Parses deck text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let (lines, start) = tokenize(file, text)?;
+    let mut deck = Deck::default();
+    let mut states: Vec<Option<StateSpec>> = Vec::new();
+    let mut seen: Vec<(&'static str, usize)> = Vec::new();
+    let mut end_line = start;
+
+    for words in &lines {
+        let mut it = words.iter().peekable();
+        while let Some(w) = it.next() {
+            end_line = w.line;
+            let key = w.text.as_str();
+            let mut value = |what: &str| -> Result<&Word, DeckError> {
+                it.next()
+                    .ok_or_else(|| err(w.line, format!("`{key}` needs {what} after it")))
+            };
+            macro_rules! once {
+                ($k:literal) => {
+                    if let Some((_, at)) = seen.iter().find(|(k, _)| *k == $k) {
+                        return Err(err(
+                            w.line,
+                            format!("`{}` is set twice (first on line {})", $k, at),
+                        ));
+                    }
+                    seen.push(($k, w.line));
+                };
+            }
+            match key {
+                "initial_timestep" => {
+                    once!("initial_timestep");
+                    deck.dtinit = parse_real(file, value("a value")?, key)?;
+                    if deck.dtinit <= 0.0 {
+                        return Err(err(w.line, "`initial_timestep` must be positive".into()));
+                    }
+                }
+                "max_timestep" => {
+                    once!("max_timestep");
+                    deck.dtmax = parse_real(file, value("a value")?, key)?;
+                    if deck.dtmax <= 0.0 {
+                        return Err(err(w.line, "`max_timestep` must be positive".into()));
+                    }
+                }
+                "timestep_rise" => {
+                    once!("timestep_rise");
+                    deck.dtrise = parse_real(file, value("a value")?, key)?;
+                    if deck.dtrise <= 0.0 {
+                        return Err(err(w.line, "`timestep_rise` must be positive".into()));
+                    }
+                }
+                "end_time" => {
+                    once!("end_time");
+                    deck.end_time = parse_real(file, value("a value")?, key)?;
+                }
+                "end_step" => {
+                    once!("end_step");
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 0 {
+                        return Err(err(w.line, "`end_step` must not be negative".into()));
+                    }
+                    deck.end_step = v as u64;
+                }
+                "xmin" | "xmax" | "ymin" | "ymax" => {
+                    let v = parse_real(file, value("a value")?, key)?;
+                    match key {
+                        "xmin" => {
+                            once!("xmin");
+                            deck.xmin = v
+                        }
+                        "xmax" => {
+                            once!("xmax");
+                            deck.xmax = v
+                        }
+                        "ymin" => {
+                            once!("ymin");
+                            deck.ymin = v
+                        }
+                        _ => {
+                            once!("ymax");
+                            deck.ymax = v
+                        }
+                    }
+                }
+                "x_cells" | "y_cells" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 1 || v as u64 > MAX_CELLS_PER_DIM as u64 {
+                        return Err(err(
+                            w.line,
+                            format!("`{key}` must be between 1 and {MAX_CELLS_PER_DIM}, got {v}"),
+                        ));
+                    }
+                    if key == "x_cells" {
+                        once!("x_cells");
+                        deck.x_cells = v as usize;
+                    } else {
+                        once!("y_cells");
+                        deck.y_cells = v as usize;
+                    }
+                }
+                "visit_frequency" | "summary_frequency" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 0 {
+                        return Err(err(w.line, format!("`{key}` must not be negative")));
+                    }
+                    if key == "visit_frequency" {
+                        once!("visit_frequency");
+                        deck.visit_frequency = v as u64;
+                    } else {
+                        once!("summary_frequency");
+                        deck.summary_frequency = v as u64;
+                    }
+                }
+                "test_problem" => {
+                    once!("test_problem");
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if !(0..=i64::from(u32::MAX)).contains(&v) {
+                        return Err(err(w.line, "`test_problem` must not be negative".into()));
+                    }
+                    deck.test_problem = v as u32;
+                }
+                "profiler_on" => {
+                    deck.profiler_on = true;
+                    // Some decks give it a value; accept the common spellings.
+                    if let Some(next) = it.peek() {
+                        match next.text.as_str() {
+                            "1" | "on" | "true" | ".true." => {
+                                it.next();
+                            }
+                            "0" | "off" | "false" | ".false." => {
+                                it.next();
+                                deck.profiler_on = false;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                "tiles_per_chunk" | "tiles_per_problem" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    deck.notes.push(format!(
+                        "line {}: `{key} {v}` ignored: tiling is the runtime's business here",
+                        w.line
+                    ));
+                }
+                "use_fortran_kernels" | "use_c_kernels" | "use_oa_kernels" => {
+                    deck.notes.push(format!(
+                        "line {}: `{key}` ignored: kernels come from one #[kernel] source",
+                        w.line
+                    ));
+                }
+                "state" => {
+                    let nw = value("a state number")?;
+                    let n = parse_int(file, nw, "state")?;
+                    if !(1..=1000).contains(&n) {
+                        return Err(err(
+                            w.line,
+                            format!("state number must be between 1 and 1000, got {n}"),
+                        ));
+                    }
+                    let n = n as usize;
+                    if states.len() < n {
+                        states.resize_with(n, || None);
+                    }
+                    if let Some(prev) = &states[n - 1] {
+                        return Err(err(
+                            w.line,
+                            format!("state {n} is defined twice (first on line {})", prev.line),
+                        ));
+                    }
+                    let mut s = StateSpec {
+                        line: w.line,
+                        ..Default::default()
+                    };
+                    // The rest of the logical line belongs to the state.
+                    let mut seen_keys: Vec<&str> = Vec::new();
+                    while let Some(sw) = it.next() {
+                        let skey = sw.text.as_str();
+                        if seen_keys.contains(&skey) {
+                            return Err(err(
+                                sw.line,
+                                format!("state {n}: `{skey}` is given twice"),
+                            ));
+                        }
+                        let mut sval = || -> Result<&Word, DeckError> {
+                            it.next().ok_or_else(|| {
+                                err(
+                                    sw.line,
+                                    format!("state {n}: `{skey}` needs a value after it"),
+                                )
+                            })
+                        };
+                        match skey {
+                            "density" => s.density = Some(parse_real(file, sval()?, skey)?),
+                            "energy" => s.energy = Some(parse_real(file, sval()?, skey)?),
+                            "xvel" => s.xvel = parse_real(file, sval()?, skey)?,
+                            "yvel" => s.yvel = parse_real(file, sval()?, skey)?,
+                            "xmin" => s.xmin = Some(parse_real(file, sval()?, skey)?),
+                            "xmax" => s.xmax = Some(parse_real(file, sval()?, skey)?),
+                            "ymin" => s.ymin = Some(parse_real(file, sval()?, skey)?),
+                            "ymax" => s.ymax = Some(parse_real(file, sval()?, skey)?),
+                            "radius" => s.radius = Some(parse_real(file, sval()?, skey)?),
+                            "geometry" => {
+                                let g = sval()?;
+                                match g.text.as_str() {
+                                    "rectangle" | "circle" | "point" => {
+                                        s.geometry = Some((g.text.clone(), g.line))
+                                    }
+                                    other => {
+                                        return Err(err(
+                                            g.line,
+                                            format!(
+                                                "state {n}: unknown geometry `{other}` \
+                                                 (rectangle, circle or point)"
+                                            ),
+                                        ))
+                                    }
+                                }
+                            }
+                            other => {
+                                return Err(err(
+                                    sw.line,
+                                    format!(
+                                        "state {n}: unknown keyword `{other}` (density, energy, \
+                                         xvel, yvel, geometry, xmin, xmax, ymin, ymax, radius)"
+                                    ),
+                                ))
+                            }
+                        }
+                        seen_keys.push(skey);
+                    }
+                    states[n - 1] = Some(s);
+                }
+                other => {
+                    return Err(err(w.line, format!("unknown keyword `{other}`")));
+                }
+            }
+        }
+    }
+
+    // Whole-deck checks.
+    if states.is_empty() {
+        return Err(err(
+            end_line,
+            "no states defined (at least `state 1` is needed)".into(),
+        ));
+    }
+    if deck.xmax <= deck.xmin {
+        return Err(err(
+            end_line,
+            format!(
+                "the domain is empty: xmin {} is not below xmax {}",
+                deck.xmin, deck.xmax
+            ),
+        ));
+    }
+    if deck.ymax <= deck.ymin {
+        return Err(err(
+            end_line,
+            format!(
+                "the domain is empty: ymin {} is not below ymax {}",
+                deck.ymin, deck.ymax
+            ),
+        ));
+    }
+    if deck.x_cells.saturating_mul(deck.y_cells) > MAX_CELLS {
+        return Err(err(
+            end_line,
+            format!(
+                "{} x {} cells is more than {MAX_CELLS}",
+                deck.x_cells, deck.y_cells
+            ),
+        ));
+    }
+    let last_state_line = states
+        .iter()
+        .flatten()
+        .map(|s| s.line)
+        .max()
+        .unwrap_or(end_line);
+    for (i, s) in states.iter().enumerate() {
+        let n = i + 1;
+        let Some(s) = s else {
+            return Err(err(
+                last_state_line,
+                format!("state {n} is missing (states must be numbered 1, 2, 3, ...)"),
+            ));
+        };
+        let line = s.line;
+        let density = s
+            .density
+            .ok_or_else(|| err(line, format!("state {n} has no density")))?;
+        if density <= 0.0 {
+            return Err(err(
+                line,
+                format!("state {n}: density must be positive, got {density}"),
+            ));
+        }
+        let energy = s
+            .energy
+            .ok_or_else(|| err(line, format!("state {n} has no energy")))?;
+        if energy < 0.0 {
+            return Err(err(
+                line,
+                format!("state {n}: energy must not be negative, got {energy}"),
+            ));
+        }
+        let geometry = if n == 1 {
+            if s.geometry.is_some() || s.radius.is_some() {
+                deck.notes.push(format!(
+                    "line {line}: state 1 is the background and fills the whole mesh; its \
+                     geometry is ignored"
+                ));
+            }
+            None
+        } else {
+            let (g, gline) = s.geometry.clone().ok_or_else(|| {
+                err(
+                    line,
+                    format!("state {n} needs a geometry (rectangle, circle or point)"),
+                )
+            })?;
+            let need = |v: Option<f64>, what: &str| {
+                v.ok_or_else(|| err(gline, format!("state {n}: {g} geometry needs `{what}`")))
+            };
+            Some(match g.as_str() {
+                "rectangle" => {
+                    let (xmin, xmax) = (need(s.xmin, "xmin")?, need(s.xmax, "xmax")?);
+                    let (ymin, ymax) = (need(s.ymin, "ymin")?, need(s.ymax, "ymax")?);
+                    if xmax <= xmin || ymax <= ymin {
+                        return Err(err(
+                            gline,
+                            format!(
+                                "state {n}: impossible rectangle [{xmin}, {xmax}] x \
+                                 [{ymin}, {ymax}] (min must be below max)"
+                            ),
+                        ));
+                    }
+                    Geometry::Rectangle {
+                        xmin,
+                        xmax,
+                        ymin,
+                        ymax,
+                    }
+                }
+                "circle" => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    let radius = need(s.radius, "radius")?;
+                    if radius <= 0.0 {
+                        return Err(err(
+                            gline,
+                            format!("state {n}: impossible circle of radius {radius}"),
+                        ));
+                    }
+                    Geometry::Circle { x, y, radius }
+                }
+                _ => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    Geometry::Point { x, y }
+                }
+            })
+        };
+        deck.states.push(State {
+            density,
+            energy,
+            xvel: s.xvel,
+            yvel: s.yvel,
+            geometry,
+        });
+    }
+    Ok(deck)
+}
+
+/// Reads and parses a deck file.
+pub fn load(path: &std::path::Path) -> Result<Deck, DeckError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| DeckError {
+        file: name.clone(),
+        line: 0,
+        message: format!("cannot read the deck: {e}"),
+    })?;
+    parse(&name, &String::from_utf8_lossy(&bytes))
+}
+
+impl Deck {
+    /// Mesh spacing in x.
+    pub fn dx(&self) -> f64 {
+        (self.xmax - self.xmin) / self.x_cells as f64
+    }
+
+    /// Mesh spacing in y.
+    pub fn dy(&self) -> f64 {
+        (self.ymax - self.ymin) / self.y_cells as f64
+    }
+
+    /// The region bounds the generator tests cells against for state `n` (0-based), with the
+    /// original's inward nudge of a hundredth of a cell on every state after the first.
+    pub fn generator_bounds(&self, n: usize) -> [f64; 5] {
+        let (dx, dy) = (self.dx(), self.dy());
+        match self.states[n].geometry {
+            None => [0.0; 5],
+            Some(Geometry::Rectangle {
+                xmin,
+                xmax,
+                ymin,
+                ymax,
+            }) => [
+                xmin + dx / 100.0,
+                xmax - dx / 100.0,
+                ymin + dy / 100.0,
+                ymax - dy / 100.0,
+                0.0,
+            ],
+            Some(Geometry::Circle { x, y, radius }) => {
+                [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, radius]
+            }
+            Some(Geometry::Point { x, y }) => [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, 0.0],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEST1: &str = "*clover\n state 1 density=0.2 energy=1.0\n state 2 density=1.0 \
+        energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0\n x_cells=10\n \
+        y_cells=2\n xmin=0.0\n ymin=0.0\n xmax=10.0\n ymax=2.0\n initial_timestep=0.04\n \
+        timestep_rise=1.5\n max_timestep=0.04\n end_time=3.0\n test_problem 1\n*endclover\n";
+
+    fn e(text: &str) -> DeckError {
+        parse("t.in", text).unwrap_err()
+    }
+
+    #[test]
+    fn parses_test_problem_1() {
+        let d = parse("t.in", TEST1).unwrap();
+        assert_eq!(d.x_cells, 10);
+        assert_eq!(d.y_cells, 2);
+        assert_eq!(d.xmax, 10.0);
+        assert_eq!(d.dtinit, 0.04);
+        assert_eq!(d.dtmax, 0.04);
+        assert_eq!(d.end_time, 3.0);
+        assert_eq!(d.end_step, 640_000);
+        assert_eq!(d.test_problem, 1);
+        assert_eq!(d.summary_frequency, 10);
+        assert_eq!(d.states.len(), 2);
+        assert_eq!(d.states[0].geometry, None);
+        assert_eq!(
+            d.states[1].geometry,
+            Some(Geometry::Rectangle {
+                xmin: 0.0,
+                xmax: 5.0,
+                ymin: 0.0,
+                ymax: 2.0
+            })
+        );
+    }
+
+    #[test]
+    fn default_deck_is_the_benchmark() {
+        let d = parse("<built-in>", DEFAULT_DECK).unwrap();
+        assert_eq!((d.x_cells, d.y_cells), (960, 960));
+        assert_eq!(d.end_step, 87);
+        assert_eq!(d.test_problem, 2);
+    }
+
+    #[test]
+    fn syntax_variants() {
+        let d = parse(
+            "t",
+            "junk before\n*CLOVER\n STATE 1 Density 0.5, energy=2 ! comment\n\
+             x_cells 4 y_cells=3 ; more comment\n end_step=5 \\\n summary_frequency 0\n\
+             xvel_ignored_comment!x\n*endclover\ntrailing junk\n",
+        );
+        // `xvel_ignored_comment` is an unknown keyword.
+        assert!(d.is_err());
+        let d = parse(
+            "t",
+            "junk before\n*CLOVER\n STATE 1 Density 0.5, energy=2 ! comment\n\
+             x_cells 4 y_cells=3 ; more comment\n end_step=5 \\\n summary_frequency 0\n\
+             *endclover\ntrailing junk\n",
+        )
+        .unwrap();
+        assert_eq!(d.states[0].density, 0.5);
+        assert_eq!(d.states[0].energy, 2.0);
+        assert_eq!(
+            (d.x_cells, d.y_cells, d.end_step, d.summary_frequency),
+            (4, 3, 5, 0)
+        );
+    }
+
+    #[test]
+    fn fortran_reals() {
+        let d = parse(
+            "t",
+            "*clover\nstate 1 density 1.5d0 energy 2E-1\n*endclover",
+        )
+        .unwrap();
+        assert_eq!(d.states[0].density, 1.5);
+        assert_eq!(d.states[0].energy, 0.2);
+    }
+
+    #[test]
+    fn ignored_keywords_leave_notes() {
+        let d = parse(
+            "t",
+            "*clover\nstate 1 density 1 energy 1\ntiles_per_chunk 4 use_c_kernels\n\
+             profiler_on\n*endclover",
+        )
+        .unwrap();
+        assert_eq!(d.notes.len(), 2);
+        assert!(d.profiler_on);
+    }
+
+    #[test]
+    fn errors_have_lines() {
+        let err = e("*clover\nstate 1 density 1 energy 1\n\n bogus=3\n*endclover");
+        assert_eq!(err.line, 4);
+        assert!(err.message.contains("bogus"), "{err}");
+        assert_eq!(err.to_string(), "t.in:4: unknown keyword `bogus`");
+
+        let err = e("*clover\nstate 1 density 1 energy 1\nx_cells=1.5\n*endclover");
+        assert_eq!(err.line, 3);
+        let err = e("*clover\nstate 1 density 1 energy 1\nxmin abc\n*endclover");
+        assert_eq!(err.line, 3);
+        let err = e("*clover\nstate 1 density 1 energy 1\nxmin\n*endclover");
+        assert_eq!(err.line, 3);
+        let err = e(
+            "*clover\nstate 1 density 1 energy 1\nstate 3 density 1 energy 1 \
+                     geometry circle xmin 1 ymin 1 radius 1\n*endclover",
+        );
+        assert!(err.message.contains("state 2 is missing"), "{err}");
+        let err = e("*clover\nx_cells 3\n*endclover");
+        assert!(err.message.contains("no states"), "{err}");
+        let err = e("*clover\nstate 1 density 1 energy 1\nstate 1 density 1 energy 1\n*endclover");
+        assert_eq!(err.line, 3);
+        let err = e(
+            "*clover\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1 geometry \
+                     rectangle xmin 5 xmax 1 ymin 0 ymax 1\n*endclover",
+        );
+        assert!(err.message.contains("impossible"), "{err}");
+        let err = e(
+            "*clover\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1 geometry \
+                     circle xmin 5 ymin 1 radius -1\n*endclover",
+        );
+        assert!(err.message.contains("impossible"), "{err}");
+        let err = e(
+            "*clover\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1 geometry \
+                     triangle\n*endclover",
+        );
+        assert!(err.message.contains("triangle"), "{err}");
+        let err = e("*clover\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1\n*endclover");
+        assert!(err.message.contains("geometry"), "{err}");
+        let err = e("*clover\nstate 1 density 1 energy 1\nxmin 5 xmax 1\n*endclover");
+        assert!(err.message.contains("domain"), "{err}");
+        let err = e("state 1 density 1 energy 1\n");
+        assert!(err.message.contains("*clover"), "{err}");
+        let err = e("*clover\nstate 1 density 1 energy 1\n");
+        assert!(err.message.contains("never closed"), "{err}");
+        let err = e("*clover\nstate 1 density 1 energy 1\nend_time nan\n*endclover");
+        assert_eq!(err.line, 3);
+        let err = e("*clover\nstate 1 density 0 energy 1\n*endclover");
+        assert!(err.message.contains("density"), "{err}");
+    }
+
+    #[test]
+    fn expected_values() {
+        assert_eq!(expected_kinetic_energy(2), Some(1.19316898756307));
+        assert_eq!(expected_kinetic_energy(6), None);
+    }
+
+    #[test]
+    fn reference_decks_parse() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/reference/decks/cloverleaf2d"
+        );
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            load(&p).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}

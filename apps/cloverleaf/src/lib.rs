@@ -1,0 +1,328 @@
+//! CloverLeaf 2D: the UK-MAC Lagrangian-Eulerian hydrodynamics mini-app, written against the
+//! `ops` structured-mesh EDSL. Every grid computation is a `par_loop` of a `#[kernel]`.
+//!
+//! The binary reads an input deck (see [`deck`]), runs the original's hydro loop (see
+//! [`clover`]), prints field summaries and the test-problem verdict in the original's format
+//! (see [`output`]) and optionally writes the summaries as JSON and visualisation dumps.
+
+#![warn(missing_docs)]
+
+pub mod clover;
+pub mod deck;
+pub mod kernels;
+pub mod output;
+pub mod visit;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ops_backends::prelude::*;
+
+use crate::clover::{Clover, Summary};
+use crate::deck::{Deck, DeckError};
+
+/// Command line of the `cloverleaf` binary.
+#[derive(clap::Parser, Debug, Clone)]
+#[command(
+    name = "cloverleaf",
+    version,
+    about = "CloverLeaf 2D hydrodynamics on the ops EDSL"
+)]
+pub struct Cli {
+    /// Input deck (`*clover` ... `*endclover`). Without one, runs the built-in 960x960
+    /// clover_bm_short benchmark (test problem 2).
+    pub deck: Option<PathBuf>,
+    /// Write every field summary, at full precision, to this JSON file.
+    #[arg(long)]
+    pub summary_json: Option<PathBuf>,
+    /// Print the runtime's per-loop profile at the end (as the deck's `profiler_on`).
+    #[arg(long)]
+    pub profile: bool,
+    /// Directory for visualisation dumps (`visit_frequency`; needs the `hdf5` feature).
+    #[arg(long, default_value = ".")]
+    pub visit_dir: PathBuf,
+    /// Plain line output even on a terminal (no progress bar).
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Runtime options.
+    #[command(flatten)]
+    pub ops: OpsArgs,
+}
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The deck is invalid.
+    #[error("{0}")]
+    Deck(#[from] DeckError),
+    /// The runtime refused something.
+    #[error("runtime: {0}")]
+    Ops(#[from] OpsError),
+    /// Output could not be written.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being written.
+        what: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The step fell below the minimum.
+    #[error(
+        "timestep: small timestep {dt:e} at step {step} (below {dtmin:e}); set by cell ({j}, {k}) at x {x:e}, y {y:e}"
+    )]
+    SmallTimestep {
+        /// Step number.
+        step: u64,
+        /// The step size.
+        dt: f64,
+        /// The minimum.
+        dtmin: f64,
+        /// Controlling cell (1-based).
+        j: i64,
+        /// Controlling cell (1-based).
+        k: i64,
+        /// Its centre.
+        x: f64,
+        /// Its centre.
+        y: f64,
+    },
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Every summary, the initial one first and the final state last.
+    pub summaries: Vec<Summary>,
+    /// Steps taken.
+    pub steps: u64,
+    /// Simulated time reached.
+    pub time: f64,
+    /// Wall time of the hydro loop (seconds).
+    pub wall: f64,
+    /// The verdict, when the deck names a published test problem.
+    pub passed: Option<bool>,
+    /// The runtime's per-loop profile table (always collected).
+    pub profile: String,
+}
+
+/// Loads the deck the command line names (or the built-in one).
+pub fn load_deck(cli: &Cli) -> Result<Deck, DeckError> {
+    match &cli.deck {
+        Some(p) => deck::load(p),
+        None => deck::parse("<built-in clover_bm_short.in>", deck::DEFAULT_DECK),
+    }
+}
+
+/// Progress reporting: an indicatif bar on a terminal, plain lines otherwise.
+enum Progress {
+    Bar(indicatif::ProgressBar),
+    Plain,
+}
+
+impl Progress {
+    fn println(&self, out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+        match self {
+            Progress::Bar(b) => b.suspend(|| {
+                let mut o = std::io::stdout().lock();
+                o.write_all(text.as_bytes())?;
+                o.write_all(b"\n")?;
+                o.flush()
+            }),
+            Progress::Plain => writeln!(out, "{text}"),
+        }
+    }
+}
+
+/// Runs the deck the command line names, printing to `out` (the summaries, the step lines when
+/// not drawing a progress bar, the verdict and, if asked, the profile).
+pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
+    let io = |what: &str| {
+        let what = what.to_string();
+        move |source| AppError::Io { what, source }
+    };
+    let deck = load_deck(cli)?;
+    let deck_name = cli
+        .deck
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "built-in clover_bm_short".into());
+    let ops = ops_from_args(&cli.ops)?;
+    writeln!(
+        out,
+        "\n Clover (ops EDSL port) on backend {} with {} thread(s)",
+        ops.backend_name(),
+        ops.threads()
+    )
+    .map_err(io("stdout"))?;
+    writeln!(
+        out,
+        " Deck: {deck_name}: {} x {} cells, {} state(s)",
+        deck.x_cells,
+        deck.y_cells,
+        deck.states.len()
+    )
+    .map_err(io("stdout"))?;
+    for note in &deck.notes {
+        writeln!(out, " Note: {note}").map_err(io("stdout"))?;
+    }
+    let profile_on = cli.profile || deck.profiler_on;
+    let mut visit = if deck.visit_frequency > 0 {
+        if visit::AVAILABLE {
+            Some(
+                visit::VisitWriter::new(&cli.visit_dir)
+                    .map_err(io(&cli.visit_dir.display().to_string()))?,
+            )
+        } else {
+            writeln!(out, " Note: {}", visit::UNAVAILABLE_MESSAGE).map_err(io("stdout"))?;
+            None
+        }
+    } else {
+        None
+    };
+
+    let mut clover = Clover::new(ops, deck)?;
+    let empty = clover.initialise()?;
+    for n in empty {
+        let why = match clover.deck.states[n - 1].geometry {
+            Some(deck::Geometry::Point { .. }) => {
+                " (as in the original, a point state's xmin/ymin are shifted by a hundredth of a \
+                 cell before being matched against vertices, so it usually matches none)"
+            }
+            _ => "",
+        };
+        writeln!(out, " Warning: state {n} covers no interior cell{why}").map_err(io("stdout"))?;
+    }
+    let mut summaries = Vec::new();
+    let s0 = clover.field_summary()?;
+    writeln!(out, "{}", output::summary_table(&s0)).map_err(io("stdout"))?;
+    summaries.push(s0);
+    if let Some(v) = visit.as_mut() {
+        v.dump(&mut clover).map_err(|e| AppError::Io {
+            what: "visualisation dump".into(),
+            source: std::io::Error::other(e),
+        })?;
+    }
+
+    let progress = if !cli.no_progress && std::io::stdout().is_terminal() {
+        let bar = indicatif::ProgressBar::new(1000);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40.cyan/blue} {percent:>3}% {msg} [{elapsed_precise} < {eta_precise}]",
+            )
+            .expect("progress template"),
+        );
+        Progress::Bar(bar)
+    } else {
+        Progress::Plain
+    };
+
+    let end_step = clover.deck.end_step;
+    let end_time = clover.deck.end_time;
+    let summary_frequency = clover.deck.summary_frequency;
+    let visit_frequency = clover.deck.visit_frequency;
+    let t0 = Instant::now();
+    loop {
+        let info = clover.hydro_step()?;
+        let line = output::step_line(clover.step, info.time, &info);
+        match &progress {
+            Progress::Bar(b) => {
+                let by_step = if end_step > 0 {
+                    clover.step as f64 / end_step as f64
+                } else {
+                    1.0
+                };
+                let by_time = if end_time > 0.0 {
+                    clover.time / end_time
+                } else {
+                    1.0
+                };
+                let frac = by_step.max(by_time).clamp(0.0, 1.0);
+                b.set_position((frac * 1000.0) as u64);
+                b.set_message(format!(
+                    "step {} t={:.4} dt={:.2e} ({})",
+                    clover.step,
+                    clover.time,
+                    info.dt,
+                    info.control.label()
+                ));
+            }
+            Progress::Plain => writeln!(out, "{line}").map_err(io("stdout"))?,
+        }
+        if info.dt < clover.deck.dtmin {
+            if let Progress::Bar(b) = &progress {
+                b.abandon();
+            }
+            return Err(AppError::SmallTimestep {
+                step: clover.step,
+                dt: info.dt,
+                dtmin: clover.deck.dtmin,
+                j: info.cell.0,
+                k: info.cell.1,
+                x: info.pos.0,
+                y: info.pos.1,
+            });
+        }
+        let done = clover.finished();
+        if !done && summary_frequency != 0 && clover.step % summary_frequency == 0 {
+            let s = clover.field_summary()?;
+            progress
+                .println(out, &output::summary_table(&s))
+                .map_err(io("stdout"))?;
+            summaries.push(s);
+        }
+        if let Some(v) = visit.as_mut() {
+            if done || clover.step % visit_frequency == 0 {
+                v.dump(&mut clover).map_err(|e| AppError::Io {
+                    what: "visualisation dump".into(),
+                    source: std::io::Error::other(e),
+                })?;
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    if let Progress::Bar(b) = &progress {
+        b.finish_and_clear();
+    }
+    let s = clover.field_summary()?;
+    writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
+    summaries.push(s);
+    writeln!(out, "\n Calculation complete\n Clover is finishing\n Wall clock {wall:.6} s ({} steps, {:.6} s/step)", clover.step, wall / clover.step.max(1) as f64)
+        .map_err(io("stdout"))?;
+    let passed = match output::verdict(clover.deck.test_problem, s.kinetic_energy) {
+        Some((text, pass)) => {
+            writeln!(out, "{text}").map_err(io("stdout"))?;
+            Some(pass)
+        }
+        None => {
+            if clover.deck.test_problem != 0 {
+                writeln!(
+                    out,
+                    " Test problem {} has no published expected value (1..5 do)",
+                    clover.deck.test_problem
+                )
+                .map_err(io("stdout"))?;
+            }
+            None
+        }
+    };
+    let profile = clover.ops.profile_table();
+    if profile_on {
+        writeln!(out, "\n Profile (per loop):\n{profile}").map_err(io("stdout"))?;
+    }
+    if let Some(path) = &cli.summary_json {
+        std::fs::write(path, output::summaries_json(&summaries))
+            .map_err(io(&path.display().to_string()))?;
+    }
+    Ok(Outcome {
+        summaries,
+        steps: clover.step,
+        time: clover.time,
+        wall,
+        passed,
+        profile,
+    })
+}

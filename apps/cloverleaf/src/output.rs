@@ -1,0 +1,199 @@
+//! Text output in the original's formats and the summary JSON.
+
+use std::fmt::Write as _;
+
+use crate::clover::{StepInfo, Summary};
+
+/// Fortran `Ew.d` editing: `0.ddddE+xx` right-aligned in `w` characters.
+pub fn fortran_e(v: f64, w: usize, d: usize) -> String {
+    let body = if v.is_nan() {
+        "NaN".to_string()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "Infinity".to_string()
+        } else {
+            "-Infinity".to_string()
+        }
+    } else if v == 0.0 {
+        format!(
+            "{}0.{}E+00",
+            if v.is_sign_negative() { "-" } else { "" },
+            "0".repeat(d)
+        )
+    } else {
+        // Rust's scientific form has one digit before the point: d.ddd e X == 0.dddd E X+1.
+        let s = format!("{:.*e}", d - 1, v.abs());
+        let (mant, exp) = s.split_once('e').expect("scientific format");
+        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+        let exp: i32 = exp.parse::<i32>().expect("exponent") + 1;
+        let sign = if v < 0.0 { "-" } else { "" };
+        let esign = if exp < 0 { '-' } else { '+' };
+        if exp.abs() < 100 {
+            format!("{sign}0.{digits}E{esign}{:02}", exp.abs())
+        } else {
+            format!("{sign}0.{digits}{esign}{:03}", exp.abs())
+        }
+    };
+    format!("{body:>w$}")
+}
+
+/// Fortran `1PEw.d` editing: `d.ddE+xx` right-aligned in `w` characters.
+pub fn fortran_1pe(v: f64, w: usize, d: usize) -> String {
+    let body = if !v.is_finite() {
+        format!("{v}")
+    } else {
+        let s = format!("{:.*e}", d, v);
+        let (mant, exp) = s.split_once('e').expect("scientific format");
+        let exp: i32 = exp.parse().expect("exponent");
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}E{esign}{:02}", exp.abs())
+    };
+    format!("{body:>w$}")
+}
+
+/// The field summary block as the original prints it.
+pub fn summary_table(s: &Summary) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out);
+    let _ = writeln!(out, " Time {:>24.16}", s.time);
+    let _ = write!(out, "{:13}", "");
+    for h in [
+        "Volume",
+        "Mass",
+        "Density",
+        "Pressure",
+        "Internal Energy",
+        "Kinetic Energy",
+        "Total Energy",
+    ] {
+        let _ = write!(out, "{h:>16}");
+    }
+    let _ = writeln!(out);
+    let _ = write!(out, " step:{:>7}", s.step);
+    for v in [
+        s.volume,
+        s.mass,
+        s.density,
+        s.pressure,
+        s.internal_energy,
+        s.kinetic_energy,
+        s.total_energy,
+    ] {
+        let _ = write!(out, "{}", fortran_e(v, 16, 4));
+    }
+    let _ = writeln!(out);
+    out
+}
+
+/// The per-step line: step, time, what controls the step, the step, the controlling cell.
+pub fn step_line(step: u64, time: f64, info: &StepInfo) -> String {
+    format!(
+        " Step {:>7} time {:>11.7} control {:>11} timestep  {}{:>8},{:>8} x {} y {}",
+        step,
+        time,
+        info.control.label(),
+        fortran_1pe(info.dt, 9, 2),
+        info.cell.0,
+        info.cell.1,
+        fortran_1pe(info.pos.0, 9, 2),
+        fortran_1pe(info.pos.1, 9, 2),
+    )
+}
+
+/// The test-problem verdict lines, if `ke` can be checked against a published value.
+pub fn verdict(test_problem: u32, ke: f64) -> Option<(String, bool)> {
+    let expected = crate::deck::expected_kinetic_energy(test_problem)?;
+    let qa_diff = ((100.0 * (ke / expected)) - 100.0).abs();
+    let pass = qa_diff < 0.001;
+    let text = format!(
+        "Test problem{:>4} is within{}% of the expected solution\n This test is considered {}",
+        test_problem,
+        fortran_e(qa_diff, 16, 7),
+        if pass { "PASSED" } else { "NOT PASSED" }
+    );
+    Some((text, pass))
+}
+
+/// `{"summaries":[...]}` with every value at full (round-trip) precision.
+pub fn summaries_json(summaries: &[Summary]) -> String {
+    let list: Vec<serde_json::Value> = summaries
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "step": s.step,
+                "time": s.time,
+                "volume": s.volume,
+                "mass": s.mass,
+                "density": s.density,
+                "pressure": s.pressure,
+                "internal_energy": s.internal_energy,
+                "kinetic_energy": s.kinetic_energy,
+                "total_energy": s.total_energy,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "summaries": list }))
+        .expect("summaries serialise");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fortran_e_format() {
+        assert_eq!(fortran_e(100.0, 16, 4), "      0.1000E+03");
+        assert_eq!(fortran_e(0.0, 16, 4), "      0.0000E+00");
+        assert_eq!(fortran_e(-1.23456, 16, 4), "     -0.1235E+01");
+        assert_eq!(fortran_e(1.0e-5, 16, 4), "      0.1000E-04");
+        assert_eq!(fortran_e(9.99996, 16, 4), "      0.1000E+02");
+        assert_eq!(fortran_e(0.5e-9, 16, 7), "   0.5000000E-09");
+    }
+
+    #[test]
+    fn fortran_1pe_format() {
+        assert_eq!(fortran_1pe(0.04, 9, 2), " 4.00E-02");
+        assert_eq!(fortran_1pe(1234.0, 9, 2), " 1.23E+03");
+    }
+
+    #[test]
+    fn verdicts() {
+        let (t, pass) = verdict(1, 1.82280367310258).unwrap();
+        assert!(pass, "{t}");
+        assert!(t.contains("PASSED"));
+        let (_, pass) = verdict(1, 1.83).unwrap();
+        assert!(!pass);
+        assert!(verdict(0, 1.0).is_none());
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let s = Summary {
+            step: 3,
+            time: 0.1 + 0.2,
+            volume: 100.0,
+            mass: 1.0 / 3.0,
+            density: 1e-300,
+            pressure: 12345.678901234567,
+            internal_energy: 2.0f64.sqrt(),
+            kinetic_energy: 0.0,
+            total_energy: f64::MAX,
+        };
+        let j = summaries_json(&[s]);
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        let e = &v["summaries"][0];
+        assert_eq!(e["step"], 3);
+        assert_eq!(
+            e["time"].as_f64().unwrap().to_bits(),
+            (0.1f64 + 0.2).to_bits()
+        );
+        assert_eq!(
+            e["mass"].as_f64().unwrap().to_bits(),
+            (1.0f64 / 3.0).to_bits()
+        );
+        assert_eq!(e["density"].as_f64().unwrap(), 1e-300);
+        assert_eq!(e["total_energy"].as_f64().unwrap(), f64::MAX);
+    }
+}
