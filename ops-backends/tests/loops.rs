@@ -568,6 +568,7 @@ fn profile_table_lists_loops() {
     assert_eq!(p[0].bytes, 3 * 1600);
     assert_eq!(p[1].calls, 1);
     let t = ops.profile_table();
+    println!("{t}");
     assert!(
         t.contains("copy_ab") && t.contains("copy_ba") && t.contains("total"),
         "{t}"
