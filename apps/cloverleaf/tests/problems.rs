@@ -117,8 +117,9 @@ fn own_decks_conserve() {
         let first = o.summaries.first().unwrap();
         let last = o.summaries.last().unwrap();
         assert!(o.steps > 10, "{name}: {} steps", o.steps);
+        // Momentum advection lets a little mass through the reflective walls, as in the original.
         assert!(
-            (last.mass / first.mass - 1.0).abs() < 1e-12,
+            (last.mass / first.mass - 1.0).abs() < 1e-9,
             "{name}: mass {} -> {}",
             first.mass,
             last.mass
@@ -128,7 +129,8 @@ fn own_decks_conserve() {
             "{name}: volume"
         );
         assert!(
-            (last.total_energy / first.total_energy - 1.0).abs() < 2e-3,
+            // The scheme does not conserve total energy exactly (nor does the original).
+            (last.total_energy / first.total_energy - 1.0).abs() < 5e-2,
             "{name}: energy {} -> {}",
             first.total_energy,
             last.total_energy
@@ -220,4 +222,140 @@ fn test_problem_2_release_binary() {
         (100.0 * (ke / 1.19316898756307) - 100.0).abs() < 0.001,
         "ke {ke}"
     );
+}
+
+/// Final summaries of the original Fortran (UK-MAC CloverLeaf_OpenMP v1.3, gfortran -O3
+/// -march=native, 2 threads) on the same decks, printed at full precision:
+/// (deck, own?, step, [volume, mass, density, pressure, internal, kinetic, total]).
+#[allow(clippy::excessive_precision)]
+const ORIGINAL: &[(&str, bool, u64, [f64; 7])] = &[
+    (
+        "circle.in",
+        true,
+        60,
+        [
+            1.00000000000000000E+02,
+            2.55999999977846642E+01,
+            2.55999999977846615E-01,
+            1.29636005653285064E-01,
+            3.24090014133212634E+01,
+            3.52407469610855628E+00,
+            3.59330761094298197E+01,
+        ],
+    ),
+    (
+        "point.in",
+        true,
+        27,
+        [
+            1.00000000000000000E+02,
+            9.99999999999972147E+01,
+            9.99999999999972133E-01,
+            9.88418317565108867E-02,
+            2.47104579391277355E+01,
+            4.02132304355565395E+00,
+            2.87317809826833894E+01,
+        ],
+    ),
+    (
+        "sod_x.in",
+        true,
+        32,
+        [
+            4.00000000000000266E+00,
+            2.24999999999999645E+00,
+            5.62499999999998779E-01,
+            5.35125918367683528E-01,
+            5.35125918367684594E+00,
+            1.46497149366515506E-01,
+            5.49775633304336164E+00,
+        ],
+    ),
+    (
+        "layered.in",
+        true,
+        50,
+        [
+            1.08000000000000000E+02,
+            3.09374999961405805E+01,
+            2.86458333297597956E-01,
+            1.61763276916613213E-01,
+            4.36760847674855484E+01,
+            3.60166187036853191E+00,
+            4.72777466378540794E+01,
+        ],
+    ),
+    (
+        "clover_sodx.in",
+        false,
+        75,
+        [
+            2.00000000000000000E+01,
+            1.20000000000000178E+01,
+            6.00000000000000866E-01,
+            5.01239422382147692E-01,
+            2.50619711191073833E+01,
+            1.82280367310257940E+00,
+            2.68847747922099636E+01,
+        ],
+    ),
+    (
+        "clover_sody.in",
+        false,
+        75,
+        [
+            2.00000000000000000E+01,
+            1.20000000000000160E+01,
+            6.00000000000000755E-01,
+            5.01239422382147581E-01,
+            2.50619711191073833E+01,
+            1.82280367310257918E+00,
+            2.68847747922099636E+01,
+        ],
+    ),
+    (
+        "clover_sodxy.in",
+        false,
+        75,
+        [
+            1.00000000000000000E+02,
+            3.99999999179545682E+01,
+            3.99999999179545707E-01,
+            2.76910992347984775E-01,
+            6.92277480869962005E+01,
+            7.73137269005514316E+00,
+            7.69591207770513392E+01,
+        ],
+    ),
+];
+
+/// Every final summary agrees with the original's to 1e-10 relative (the differences are the
+/// original's fused multiply-adds and summation order).
+#[test]
+fn matches_the_original_fortran() {
+    for (name, own, step, want) in ORIGINAL {
+        let deck = if *own {
+            own_deck(name)
+        } else {
+            reference_deck(name)
+        };
+        let (o, _) = run_deck(&deck, &["--ops-threads", "2"]);
+        let s = o.summaries.last().unwrap();
+        assert_eq!(s.step, *step, "{name}");
+        let got = [
+            s.volume,
+            s.mass,
+            s.density,
+            s.pressure,
+            s.internal_energy,
+            s.kinetic_energy,
+            s.total_energy,
+        ];
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-10 * w.abs(),
+                "{name}: quantity {i}: {g} vs original {w}"
+            );
+        }
+    }
 }
