@@ -274,6 +274,7 @@ fn run_case(c: &Case, threads: Option<usize>) -> Result<(), TestCaseError> {
                     offsets: Box::leak(offsets.clone().into_boxed_slice()),
                     offset_dims: *offset_dims,
                     components: *components,
+                    full_write: false,
                 });
             }
             ArgCase::Global(int) => {

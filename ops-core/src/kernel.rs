@@ -297,6 +297,10 @@ pub struct Param {
     pub offset_dims: u8,
     /// One past the largest component index the body can touch (1 for plain datasets).
     pub components: u32,
+    /// For `Write` parameters: the body assigns every component of the centre point on every
+    /// path, so a loop leaves no old value of its range observable. When false (a conditional
+    /// write), dependency tracking treats the parameter as read-and-written.
+    pub full_write: bool,
 }
 
 /// A kernel produced by `#[kernel]`: its signature, its WGSL, and its CPU entry point.

@@ -92,6 +92,7 @@ fn every_registered_kernel_validates() {
         [
             "b_value_kernel",
             "components",
+            "conditional",
             "everything",
             "ideal_gas",
             "one_d",
@@ -131,4 +132,29 @@ fn signature_records_access_and_offsets() {
     assert_eq!(c[0].kind, ParamKind::Dat(Access::ReadWrite));
     assert_eq!(c[1].kind, ParamKind::Dat(Access::Inc));
     assert_eq!(c[2].offsets, &[[0, 0, -1]]);
+}
+
+#[kernel]
+fn conditional(a: Read<f64>, b: Write<f64>, v: Write<f64>, w: Write<f64>) {
+    if a[(0, 0)] > 0.0 {
+        b[(0, 0)] = 1.0;
+        w[(0, 0)] = 1.0;
+    } else {
+        w[(0, 0)] = 2.0;
+    }
+    for k in 0..2 {
+        v.comp(k)[(0, 0)] = 3.0;
+    }
+}
+
+#[test]
+fn full_write_needs_every_path_and_component() {
+    let p = conditional.params();
+    assert!(!p[1].full_write, "b is written on one branch only");
+    assert!(
+        p[2].full_write,
+        "v's two components are written by the loop"
+    );
+    assert!(p[3].full_write, "w is written on both branches");
+    assert!(ideal_gas.params()[2].full_write);
 }

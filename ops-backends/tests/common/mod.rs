@@ -20,6 +20,7 @@ pub const fn dat(
         offsets,
         offset_dims,
         components: 1,
+        full_write: matches!(access, Access::Write),
     }
 }
 
@@ -31,6 +32,7 @@ pub const fn red(name: &'static str, op: ReduceOp, ty: ElemType) -> Param {
         offsets: &[],
         offset_dims: 0,
         components: 1,
+        full_write: false,
     }
 }
 
@@ -159,6 +161,7 @@ static IDX_PARAMS: [Param; 2] = [
         offsets: &[],
         offset_dims: 0,
         components: 1,
+        full_write: false,
     },
     dat("out", Access::Write, ElemType::I32, &[C], 0),
 ];

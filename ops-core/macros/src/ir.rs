@@ -87,6 +87,8 @@ pub struct Param {
     pub offset_dims: u8,
     /// One past the largest component index the body can touch.
     pub components: u32,
+    /// `Write` parameter assigned at every component on every path (set after parsing).
+    pub full_write: bool,
 }
 
 impl Param {

@@ -86,6 +86,7 @@ fn expand(func: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         });
         let dims = p.offset_dims;
         let comps = p.components;
+        let full_write = p.full_write;
         quote! {
             #c::Param {
                 name: #pname,
@@ -94,6 +95,7 @@ fn expand(func: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
                 offsets: &[#(#offsets),*],
                 offset_dims: #dims,
                 components: #comps,
+                full_write: #full_write,
             }
         }
     });

@@ -42,11 +42,60 @@ pub fn kernel(func: &syn::ItemFn) -> Result<Kernel> {
         next_local: 0,
     };
     let body = checker.block(&func.block)?;
+    let mut params = checker.params;
+    let written = definite_writes(&body);
+    for (p, param) in params.iter_mut().enumerate() {
+        param.full_write = param.kind == ParamKind::Dat(Access::Write)
+            && (0..param.components).all(|c| written.contains(&(p, c)));
+    }
     Ok(Kernel {
         name: sig.ident.clone(),
-        params: checker.params,
+        params,
         body,
     })
+}
+
+/// The (parameter, component) pairs a statement list assigns on every path through it.
+fn definite_writes(stmts: &[Stmt]) -> std::collections::HashSet<(usize, u32)> {
+    let mut out = std::collections::HashSet::new();
+    for s in stmts {
+        match s {
+            Stmt::Store {
+                point, op: None, ..
+            } => {
+                if let Comp::Lit(c) = point.comp {
+                    out.insert((point.param, c));
+                }
+            }
+            Stmt::If { then, els, .. } => {
+                let t = definite_writes(then);
+                let e = definite_writes(els);
+                out.extend(t.intersection(&e).copied());
+            }
+            Stmt::For { var, lo, hi, body } if lo < hi => {
+                for (p, c) in definite_writes(body) {
+                    out.insert((p, c));
+                }
+                // `a.comp(k)[..] = v` inside `for k in lo..hi` writes components lo..hi.
+                for st in body {
+                    if let Stmt::Store {
+                        point, op: None, ..
+                    } = st
+                    {
+                        if let Comp::Var(v) = &point.comp {
+                            if v == var {
+                                for c in (*lo).max(0)..*hi {
+                                    out.insert((point.param, c as u32));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn param(input: &syn::FnArg) -> Result<Param> {
@@ -114,6 +163,7 @@ fn param(input: &syn::FnArg) -> Result<Param> {
         offsets: Vec::new(),
         offset_dims: 0,
         components: 1,
+        full_write: false,
     })
 }
 
