@@ -2,7 +2,9 @@
 # Installs the system packages the project needs, if missing (Debian; run as root or with sudo).
 # The Rust toolchain itself is expected to be present (rustup).
 set -euo pipefail
-pkgs=()   # none yet: HDF5, Vulkan (Mesa) and OpenMPI join with the issues that need them
+# HDF5 for checkpoint files (h5dump from hdf5-tools reads them); Vulkan (Mesa) and OpenMPI join
+# with the issues that need them.
+pkgs=(libhdf5-dev hdf5-tools pkg-config)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
