@@ -963,11 +963,11 @@ impl Clover {
             &[
                 f.xvel0.arg(&s.box_p, Read),
                 f.yvel0.arg(&s.box_p, Read),
-                f.celldx.arg(&s.sx_00_p10, Read),
-                f.celldy.arg(&s.sy_00_0p1, Read),
                 f.pressure.arg(&s.cross, Read),
                 f.density0.arg(&s.p00, Read),
                 f.viscosity.arg(&s.p00, Write),
+                Arg::global(self.deck.dx()),
+                Arg::global(self.deck.dy()),
             ],
         )
     }
@@ -976,6 +976,7 @@ impl Clover {
     pub fn calc_dt(&mut self) -> Result<DtCell> {
         let (nx, ny) = (self.nx, self.ny);
         let d = &self.deck;
+        let (dx, dy) = (d.dx(), d.dy());
         let globals = [
             G_SMALL,
             G_BIG,
@@ -992,8 +993,6 @@ impl Clover {
             g,
             rg(0, nx, 0, ny),
             &[
-                f.celldx.arg(&s.sx_00, Read),
-                f.celldy.arg(&s.sy_00, Read),
                 f.soundspeed.arg(&s.p00, Read),
                 f.viscosity.arg(&s.p00, Read),
                 f.density0.arg(&s.p00, Read),
@@ -1004,6 +1003,8 @@ impl Clover {
                 f.yarea.arg(&s.p00_0p1, Read),
                 f.work1.arg(&s.p00, Write),
                 self.red_dt.arg(),
+                Arg::global(dx),
+                Arg::global(dy),
                 Arg::global(globals[0]),
                 Arg::global(globals[1]),
                 Arg::global(globals[2]),
@@ -1320,6 +1321,7 @@ impl Clover {
     /// Cell advection of density and energy in one direction.
     pub fn advec_cell(&mut self, sweep: u32, x_dir: bool) -> Result<()> {
         let (nx, ny) = (self.nx, self.ny);
+        let (dx, dy) = (self.deck.dx(), self.deck.dy());
         let (f, s, g) = (&self.f, &self.s, &self.grid);
         let ops = &mut self.ops;
         let pre_vol = &f.work1;
@@ -1361,11 +1363,11 @@ impl Clover {
                 &[
                     f.vol_flux_x.arg(&s.p00, Read),
                     pre_vol.arg(&s.p00_m10, Read),
-                    f.vertexdx.arg(&s.sx_m10_p10, Read),
                     f.density1.arg(&s.x_m2_p1, Read),
                     f.energy1.arg(&s.x_m2_p1, Read),
                     f.mass_flux_x.arg(&s.p00, Write),
                     ener_flux.arg(&s.p00, Write),
+                    Arg::global(dx),
                 ],
             )?;
             ops.par_loop(
@@ -1418,11 +1420,11 @@ impl Clover {
                 &[
                     f.vol_flux_y.arg(&s.p00, Read),
                     pre_vol.arg(&s.p00_0m1, Read),
-                    f.vertexdy.arg(&s.sy_0m1_0p1, Read),
                     f.density1.arg(&s.y_m2_p1, Read),
                     f.energy1.arg(&s.y_m2_p1, Read),
                     f.mass_flux_y.arg(&s.p00, Write),
                     ener_flux.arg(&s.p00, Write),
+                    Arg::global(dy),
                 ],
             )?;
             ops.par_loop(
@@ -1448,6 +1450,7 @@ impl Clover {
     /// once for both components.
     pub fn advec_mom(&mut self, sweep: u32, x_dir: bool) -> Result<()> {
         let (nx, ny) = (self.nx, self.ny);
+        let (dx, dy) = (self.deck.dx(), self.deck.dy());
         let (f, s, g) = (&self.f, &self.s, &self.grid);
         let ops = &mut self.ops;
         let post_vol = &f.work1;
@@ -1520,9 +1523,9 @@ impl Clover {
                     &[
                         node_flux.arg(&s.p00, Read),
                         node_mass_pre.arg(&s.p00_p10, Read),
-                        f.celldx.arg(&s.sx_m10_p10, Read),
                         vel.arg(&s.x_m1_p2, Read),
                         mom_flux.arg(&s.p00, Write),
+                        Arg::global(dx),
                     ],
                 )?;
                 ops.par_loop(
@@ -1571,9 +1574,9 @@ impl Clover {
                     &[
                         node_flux.arg(&s.p00, Read),
                         node_mass_pre.arg(&s.p00_0p1, Read),
-                        f.celldy.arg(&s.sy_0m1_0p1, Read),
                         vel.arg(&s.y_m1_p2, Read),
                         mom_flux.arg(&s.p00, Write),
+                        Arg::global(dy),
                     ],
                 )?;
                 ops.par_loop(

@@ -260,53 +260,57 @@ pub fn ideal_gas(
 }
 
 /// Artificial viscosity from the velocity gradient, limited by the pressure gradient.
+///
+/// The mesh is uniform, so the cell widths are the globals `dx`, `dy` (the values `celldx` and
+/// `celldy` hold everywhere). Fortran `MIN`/`MAX` are written as selects: the same values for
+/// any non-NaN input, and one instruction each.
 #[kernel]
 pub fn viscosity_kernel(
     xvel0: Read<f64>,
     yvel0: Read<f64>,
-    celldx: Read<f64>,
-    celldy: Read<f64>,
     pressure: Read<f64>,
     density0: Read<f64>,
     viscosity: Write<f64>,
+    dx: Global<f64>,
+    dy: Global<f64>,
 ) {
     let ugrad = (xvel0[(1, 0)] + xvel0[(1, 1)]) - (xvel0[(0, 0)] + xvel0[(0, 1)]);
     let vgrad = (yvel0[(0, 1)] + yvel0[(1, 1)]) - (yvel0[(0, 0)] + yvel0[(1, 0)]);
-    let div = celldx[(0, 0)] * ugrad + celldy[(0, 0)] * vgrad;
-    let strain2 = 0.5 * (xvel0[(0, 1)] + xvel0[(1, 1)] - xvel0[(0, 0)] - xvel0[(1, 0)])
-        / celldy[(0, 0)]
-        + 0.5 * (yvel0[(1, 0)] + yvel0[(1, 1)] - yvel0[(0, 0)] - yvel0[(0, 1)]) / celldx[(0, 0)];
-    let mut pgradx = (pressure[(1, 0)] - pressure[(-1, 0)]) / (celldx[(0, 0)] + celldx[(1, 0)]);
-    let mut pgrady = (pressure[(0, 1)] - pressure[(0, -1)]) / (celldy[(0, 0)] + celldy[(0, 1)]);
+    let div = dx * ugrad + dy * vgrad;
+    let strain2 = 0.5 * (xvel0[(0, 1)] + xvel0[(1, 1)] - xvel0[(0, 0)] - xvel0[(1, 0)]) / dy
+        + 0.5 * (yvel0[(1, 0)] + yvel0[(1, 1)] - yvel0[(0, 0)] - yvel0[(0, 1)]) / dx;
+    let mut pgradx = (pressure[(1, 0)] - pressure[(-1, 0)]) / (dx + dx);
+    let mut pgrady = (pressure[(0, 1)] - pressure[(0, -1)]) / (dy + dy);
     let pgradx2 = pgradx * pgradx;
     let pgrady2 = pgrady * pgrady;
-    let limiter = ((0.5 * ugrad / celldx[(0, 0)]) * pgradx2
-        + (0.5 * vgrad / celldy[(0, 0)]) * pgrady2
-        + strain2 * pgradx * pgrady)
-        / (pgradx2 + pgrady2).max(1.0e-16);
+    let psum = pgradx2 + pgrady2;
+    let pden = if psum > 1.0e-16 { psum } else { 1.0e-16 };
+    let limiter =
+        ((0.5 * ugrad / dx) * pgradx2 + (0.5 * vgrad / dy) * pgrady2 + strain2 * pgradx * pgrady)
+            / pden;
     if limiter > 0.0 || div >= 0.0 {
         viscosity[(0, 0)] = 0.0;
     } else {
         // Only the magnitudes matter below (the original's sign choice cancels out).
-        let dirx = if pgradx < 0.0 { -1.0 } else { 1.0 };
-        pgradx = dirx * pgradx.abs().max(1.0e-16);
-        let diry = if pgrady < 0.0 { -1.0 } else { 1.0 };
-        pgrady = diry * pgrady.abs().max(1.0e-16);
+        let ax = pgradx.abs();
+        let ay = pgrady.abs();
+        let mx = if ax > 1.0e-16 { ax } else { 1.0e-16 };
+        let my = if ay > 1.0e-16 { ay } else { 1.0e-16 };
+        pgradx = if pgradx < 0.0 { -mx } else { mx };
+        pgrady = if pgrady < 0.0 { -my } else { my };
         let pgrad = (pgradx * pgradx + pgrady * pgrady).sqrt();
-        let xgrad = (celldx[(0, 0)] * pgrad / pgradx).abs();
-        let ygrad = (celldy[(0, 0)] * pgrad / pgrady).abs();
-        let grad = xgrad.min(ygrad);
+        let xgrad = (dx * pgrad / pgradx).abs();
+        let ygrad = (dy * pgrad / pgrady).abs();
+        let grad = if xgrad < ygrad { xgrad } else { ygrad };
         let grad2 = grad * grad;
         viscosity[(0, 0)] = 2.0 * density0[(0, 0)] * grad2 * limiter * limiter;
     }
 }
 
 /// The stable time step of every cell (sound, x flow, y flow and divergence limits), and the
-/// smallest of them.
+/// smallest of them. Uniform mesh: the cell sizes are the globals `dx`, `dy`.
 #[kernel]
 pub fn calc_dt(
-    celldx: Read<f64>,
-    celldy: Read<f64>,
     soundspeed: Read<f64>,
     viscosity: Read<f64>,
     density0: Read<f64>,
@@ -317,6 +321,8 @@ pub fn calc_dt(
     yarea: Read<f64>,
     dt_cell: Write<f64>,
     dt_min: Min<f64>,
+    dx: Global<f64>,
+    dy: Global<f64>,
     g_small: Global<f64>,
     g_big: Global<f64>,
     dtc_safe: Global<f64>,
@@ -324,30 +330,40 @@ pub fn calc_dt(
     dtv_safe: Global<f64>,
     dtdiv_safe: Global<f64>,
 ) {
-    let dsx = celldx[(0, 0)];
-    let dsy = celldy[(0, 0)];
     let mut cc = soundspeed[(0, 0)] * soundspeed[(0, 0)];
     cc = cc + 2.0 * viscosity[(0, 0)] / density0[(0, 0)];
-    cc = cc.sqrt().max(g_small);
-    let dtct = dtc_safe * dsx.min(dsy) / cc;
+    let root = cc.sqrt();
+    cc = if root > g_small { root } else { g_small };
+    let ds = if dx < dy { dx } else { dy };
+    let dtct = dtc_safe * ds / cc;
+    let vol = volume[(0, 0)];
+    let floor = g_small * vol;
     let mut div = 0.0;
     let mut dv1 = (xvel0[(0, 0)] + xvel0[(0, 1)]) * xarea[(0, 0)];
     let mut dv2 = (xvel0[(1, 0)] + xvel0[(1, 1)]) * xarea[(1, 0)];
     div = div + dv2 - dv1;
-    let dtut =
-        dtu_safe * 2.0 * volume[(0, 0)] / dv1.abs().max(dv2.abs()).max(g_small * volume[(0, 0)]);
+    let mut a1 = dv1.abs();
+    let mut a2 = dv2.abs();
+    let mut den = if a1 > a2 { a1 } else { a2 };
+    den = if den > floor { den } else { floor };
+    let dtut = dtu_safe * 2.0 * vol / den;
     dv1 = (yvel0[(0, 0)] + yvel0[(1, 0)]) * yarea[(0, 0)];
     dv2 = (yvel0[(0, 1)] + yvel0[(1, 1)]) * yarea[(0, 1)];
     div = div + dv2 - dv1;
-    let dtvt =
-        dtv_safe * 2.0 * volume[(0, 0)] / dv1.abs().max(dv2.abs()).max(g_small * volume[(0, 0)]);
-    div = div / (2.0 * volume[(0, 0)]);
+    a1 = dv1.abs();
+    a2 = dv2.abs();
+    den = if a1 > a2 { a1 } else { a2 };
+    den = if den > floor { den } else { floor };
+    let dtvt = dtv_safe * 2.0 * vol / den;
+    div = div / (2.0 * vol);
     let dtdivt = if div < -g_small {
         dtdiv_safe * (-1.0 / div)
     } else {
         g_big
     };
-    let m = dtct.min(dtut).min(dtvt).min(dtdivt);
+    let mut m = if dtut < dtct { dtut } else { dtct };
+    m = if dtvt < m { dtvt } else { m };
+    m = if dtdivt < m { dtdivt } else { m };
     dt_cell[(0, 0)] = m;
     dt_min.update(m);
 }
@@ -643,21 +659,21 @@ pub fn advec_cell_pre_vol_y2(volume: Read<f64>, vol_flux_y: Read<f64>, pre_vol: 
 }
 
 /// Mass and energy fluxes through an x face: donor-cell values with a van Leer style limited
-/// correction.
+/// correction. Uniform mesh: every vertex spacing is `dx`.
 #[kernel]
 pub fn advec_cell_flux_x(
     vol_flux_x: Read<f64>,
     pre_vol: Read<f64>,
-    vertexdx: Read<f64>,
     density1: Read<f64>,
     energy1: Read<f64>,
     mass_flux_x: Write<f64>,
     ener_flux: Write<f64>,
+    dx: Global<f64>,
 ) {
     let one_by_six = 1.0 / 6.0;
     let vf = vol_flux_x[(0, 0)];
     let pos = vf > 0.0;
-    // Upwind / donor / downwind cells and the cell whose width scales the limiter.
+    // Upwind / donor / downwind cells.
     let d_up = if pos {
         density1[(-2, 0)]
     } else {
@@ -693,64 +709,53 @@ pub fn advec_cell_flux_x(
     } else {
         pre_vol[(0, 0)]
     };
-    let w_dif = if pos {
-        vertexdx[(-1, 0)]
-    } else {
-        vertexdx[(1, 0)]
-    };
 
     let sigmat = vf.abs() / pv_don;
-    let sigma3 = (1.0 + sigmat) * (vertexdx[(0, 0)] / w_dif);
+    let sigma3 = (1.0 + sigmat) * (dx / dx);
     let sigma4 = 2.0 - sigmat;
     let sigmav = sigmat;
 
     let mut diffuw = d_don - d_up;
     let mut diffdw = d_down - d_don;
-    let mut wind = 1.0;
-    if diffdw <= 0.0 {
-        wind = -1.0;
-    }
+    let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
     let mut limiter = 0.0;
     if diffuw * diffdw > 0.0 {
-        limiter = (1.0 - sigmav)
-            * wind
-            * diffuw
-                .abs()
-                .min(diffdw.abs())
-                .min(one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs()));
+        let au = diffuw.abs();
+        let ad = diffdw.abs();
+        let lim = one_by_six * (sigma3 * au + sigma4 * ad);
+        let mut m = if au < ad { au } else { ad };
+        m = if lim < m { lim } else { m };
+        limiter = (1.0 - sigmav) * wind * m;
     }
     let mf = vf * (d_don + limiter);
     let sigmam = mf.abs() / (d_don * pv_don);
 
     diffuw = e_don - e_up;
     diffdw = e_down - e_don;
-    wind = 1.0;
-    if diffdw <= 0.0 {
-        wind = -1.0;
-    }
+    wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
     limiter = 0.0;
     if diffuw * diffdw > 0.0 {
-        limiter = (1.0 - sigmam)
-            * wind
-            * diffuw
-                .abs()
-                .min(diffdw.abs())
-                .min(one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs()));
+        let au = diffuw.abs();
+        let ad = diffdw.abs();
+        let lim = one_by_six * (sigma3 * au + sigma4 * ad);
+        let mut m = if au < ad { au } else { ad };
+        m = if lim < m { lim } else { m };
+        limiter = (1.0 - sigmam) * wind * m;
     }
     mass_flux_x[(0, 0)] = mf;
     ener_flux[(0, 0)] = mf * (e_don + limiter);
 }
 
-/// Mass and energy fluxes through a y face.
+/// Mass and energy fluxes through a y face. Uniform mesh: every vertex spacing is `dy`.
 #[kernel]
 pub fn advec_cell_flux_y(
     vol_flux_y: Read<f64>,
     pre_vol: Read<f64>,
-    vertexdy: Read<f64>,
     density1: Read<f64>,
     energy1: Read<f64>,
     mass_flux_y: Write<f64>,
     ener_flux: Write<f64>,
+    dy: Global<f64>,
 ) {
     let one_by_six = 1.0 / 6.0;
     let vf = vol_flux_y[(0, 0)];
@@ -790,49 +795,38 @@ pub fn advec_cell_flux_y(
     } else {
         pre_vol[(0, 0)]
     };
-    let w_dif = if pos {
-        vertexdy[(0, -1)]
-    } else {
-        vertexdy[(0, 1)]
-    };
 
     let sigmat = vf.abs() / pv_don;
-    let sigma3 = (1.0 + sigmat) * (vertexdy[(0, 0)] / w_dif);
+    let sigma3 = (1.0 + sigmat) * (dy / dy);
     let sigma4 = 2.0 - sigmat;
     let sigmav = sigmat;
 
     let mut diffuw = d_don - d_up;
     let mut diffdw = d_down - d_don;
-    let mut wind = 1.0;
-    if diffdw <= 0.0 {
-        wind = -1.0;
-    }
+    let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
     let mut limiter = 0.0;
     if diffuw * diffdw > 0.0 {
-        limiter = (1.0 - sigmav)
-            * wind
-            * diffuw
-                .abs()
-                .min(diffdw.abs())
-                .min(one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs()));
+        let au = diffuw.abs();
+        let ad = diffdw.abs();
+        let lim = one_by_six * (sigma3 * au + sigma4 * ad);
+        let mut m = if au < ad { au } else { ad };
+        m = if lim < m { lim } else { m };
+        limiter = (1.0 - sigmav) * wind * m;
     }
     let mf = vf * (d_don + limiter);
     let sigmam = mf.abs() / (d_don * pv_don);
 
     diffuw = e_don - e_up;
     diffdw = e_down - e_don;
-    wind = 1.0;
-    if diffdw <= 0.0 {
-        wind = -1.0;
-    }
+    wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
     limiter = 0.0;
     if diffuw * diffdw > 0.0 {
-        limiter = (1.0 - sigmam)
-            * wind
-            * diffuw
-                .abs()
-                .min(diffdw.abs())
-                .min(one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs()));
+        let au = diffuw.abs();
+        let ad = diffdw.abs();
+        let lim = one_by_six * (sigma3 * au + sigma4 * ad);
+        let mut m = if au < ad { au } else { ad };
+        m = if lim < m { lim } else { m };
+        limiter = (1.0 - sigmam) * wind * m;
     }
     mass_flux_y[(0, 0)] = mf;
     ener_flux[(0, 0)] = mf * (e_don + limiter);
@@ -943,13 +937,14 @@ pub fn advec_mom_node_mass_y(
 }
 
 /// Momentum flux through the staggered cells' x faces (limited upwind velocity x mass flux).
+/// Uniform mesh: every cell width is `dx`.
 #[kernel]
 pub fn advec_mom_flux_x(
     node_flux: Read<f64>,
     node_mass_pre: Read<f64>,
-    celldx: Read<f64>,
     vel1: Read<f64>,
     mom_flux: Write<f64>,
+    dx: Global<f64>,
 ) {
     let nf = node_flux[(0, 0)];
     let neg = nf < 0.0;
@@ -961,36 +956,32 @@ pub fn advec_mom_flux_x(
     } else {
         node_mass_pre[(0, 0)]
     };
-    let w_dif = if neg { celldx[(1, 0)] } else { celldx[(-1, 0)] };
     let sigma = nf.abs() / m_don;
-    let width = celldx[(0, 0)];
+    let width = dx;
     let vdiffuw = v_don - v_up;
     let vdiffdw = v_down - v_don;
     let mut limiter = 0.0;
     if vdiffuw * vdiffdw > 0.0 {
         let auw = vdiffuw.abs();
         let adw = vdiffdw.abs();
-        let mut wind = 1.0;
-        if vdiffdw <= 0.0 {
-            wind = -1.0;
-        }
-        limiter = wind
-            * (width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / w_dif) / 6.0)
-                .min(auw)
-                .min(adw);
+        let wind = if vdiffdw <= 0.0 { -1.0 } else { 1.0 };
+        let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dx) / 6.0;
+        let mut m = if auw < lim { auw } else { lim };
+        m = if adw < m { adw } else { m };
+        limiter = wind * m;
     }
     let advec_vel = v_don + (1.0 - sigma) * limiter;
     mom_flux[(0, 0)] = advec_vel * nf;
 }
 
-/// Momentum flux through the staggered cells' y faces.
+/// Momentum flux through the staggered cells' y faces. Uniform mesh: every cell height is `dy`.
 #[kernel]
 pub fn advec_mom_flux_y(
     node_flux: Read<f64>,
     node_mass_pre: Read<f64>,
-    celldy: Read<f64>,
     vel1: Read<f64>,
     mom_flux: Write<f64>,
+    dy: Global<f64>,
 ) {
     let nf = node_flux[(0, 0)];
     let neg = nf < 0.0;
@@ -1002,23 +993,19 @@ pub fn advec_mom_flux_y(
     } else {
         node_mass_pre[(0, 0)]
     };
-    let w_dif = if neg { celldy[(0, 1)] } else { celldy[(0, -1)] };
     let sigma = nf.abs() / m_don;
-    let width = celldy[(0, 0)];
+    let width = dy;
     let vdiffuw = v_don - v_up;
     let vdiffdw = v_down - v_don;
     let mut limiter = 0.0;
     if vdiffuw * vdiffdw > 0.0 {
         let auw = vdiffuw.abs();
         let adw = vdiffdw.abs();
-        let mut wind = 1.0;
-        if vdiffdw <= 0.0 {
-            wind = -1.0;
-        }
-        limiter = wind
-            * (width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / w_dif) / 6.0)
-                .min(auw)
-                .min(adw);
+        let wind = if vdiffdw <= 0.0 { -1.0 } else { 1.0 };
+        let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dy) / 6.0;
+        let mut m = if auw < lim { auw } else { lim };
+        m = if adw < m { adw } else { m };
+        limiter = wind * m;
     }
     let advec_vel = v_don + (1.0 - sigma) * limiter;
     mom_flux[(0, 0)] = advec_vel * nf;
