@@ -301,6 +301,11 @@ pub struct IterRange {
 }
 
 impl IterRange {
+    /// Whether the two boxes share at least one point.
+    pub fn overlaps(&self, other: &IterRange) -> bool {
+        (0..3).all(|d| self.lo[d].max(other.lo[d]) < self.hi[d].min(other.hi[d]))
+    }
+
     /// A range from explicit bounds; dimensions at or beyond `dims` are set to `0..1`.
     /// Returns `None` when `dims` is not 1, 2 or 3.
     pub fn new(dims: usize, lo: [i32; 3], hi: [i32; 3]) -> Option<Self> {

@@ -150,7 +150,9 @@ impl Ops {
             };
         }
 
-        // A written dataset must not appear in any other argument.
+        // A written dataset must not appear in any other argument, unless that argument only
+        // reads it in a box disjoint from everything the writer touches (a halo strip filled
+        // from interior points, say): then no point is both read and written, on any backend.
         let n = plan.nargs;
         for k in 0..n {
             let ArgPlan::Dat(w) = plan.args[k] else {
@@ -164,7 +166,8 @@ impl Ops {
                     continue;
                 }
                 if let ArgPlan::Dat(o) = plan.args[j] {
-                    if o.dat == w.dat {
+                    let disjoint_read = o.access == Access::Read && !o.touched.overlaps(&w.touched);
+                    if o.dat == w.dat && !disjoint_read {
                         return Err(OpsError::Aliased {
                             loop_name: name.into(),
                             arg: k,
