@@ -496,6 +496,28 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
                         w.line
                     ));
                 }
+                "dtinit" | "dtmax" | "dtmin" | "dtrise" | "dtc_safe" | "dtu_safe" | "dtv_safe"
+                | "dtdiv_safe" | "use_vector_loops" => {
+                    // Names of the original's internal settings; its reader does not set them
+                    // from a deck (nor does this one), so they are skipped with their value.
+                    let mut shown = key.to_string();
+                    if let Some(next) = it.peek() {
+                        if parse_real(file, next, key).is_ok() {
+                            shown = format!("{key} {}", next.text);
+                            it.next();
+                        }
+                    }
+                    let hint = match key {
+                        "dtinit" => " (use `initial_timestep`)",
+                        "dtmax" => " (use `max_timestep`)",
+                        "dtrise" => " (use `timestep_rise`)",
+                        _ => "",
+                    };
+                    deck.notes.push(format!(
+                        "line {}: `{shown}` ignored: the original's reader does not set it{hint}",
+                        w.line
+                    ));
+                }
                 "state" => {
                     let nw = value("a state number")?;
                     let n = parse_int(file, nw, "state")?;
@@ -858,6 +880,16 @@ mod tests {
         .unwrap();
         assert_eq!(d.notes.len(), 2);
         assert!(d.profiler_on);
+        let d = parse(
+            "t",
+            "*clover\nstate 1 density 1 energy 1\ndtinit 0.5 dtc_safe=0.9 use_vector_loops\n\
+             x_cells 3\n*endclover",
+        )
+        .unwrap();
+        assert_eq!(d.notes.len(), 3, "{:?}", d.notes);
+        assert_eq!(d.dtinit, 0.1);
+        assert_eq!(d.dtc_safe, 0.7);
+        assert_eq!(d.x_cells, 3);
     }
 
     #[test]
