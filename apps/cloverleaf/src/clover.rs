@@ -175,6 +175,7 @@ pub struct Fields {
     pub work3: Dat<f64>,
     pub work4: Dat<f64>,
     pub work5: Dat<f64>,
+    pub work6: Dat<f64>,
     /// Staging for halo copies when the runtime cannot read and write one dataset in one loop.
     pub scratch: Option<Dat<f64>>,
     pub cellx: Dat<f64>,
@@ -349,6 +350,7 @@ impl Clover {
         let work3 = dat("work_array3", node)?;
         let work4 = dat("work_array4", node)?;
         let work5 = dat("work_array5", node)?;
+        let work6 = dat("work_array6", node)?;
         let hx = Halo::new([-2, 0], [2, 0]);
         let hy = Halo::new([0, -2], [0, 2]);
         let cellx = ops.dat::<f64, 2>(&grid, "cellx", [nx, 1], hx)?;
@@ -441,6 +443,7 @@ impl Clover {
             work3,
             work4,
             work5,
+            work6,
             scratch: None,
             cellx,
             celldx,
@@ -1002,7 +1005,6 @@ impl Clover {
                 f.yvel0.arg(&s.box_p, Read),
                 f.yarea.arg(&s.p00_0p1, Read),
                 f.work1.arg(&s.p00, Write),
-                self.red_dt.arg(),
                 Arg::global(dx),
                 Arg::global(dy),
                 Arg::global(globals[0]),
@@ -1012,6 +1014,13 @@ impl Clover {
                 Arg::global(globals[4]),
                 Arg::global(globals[5]),
             ],
+        )?;
+        ops.par_loop(
+            calc_dt_min,
+            "calc_dt_min",
+            g,
+            rg(0, nx, 0, ny),
+            &[f.work1.arg(&s.p00, Read), self.red_dt.arg()],
         )?;
         let dt_min = ops.reduction_result(&self.red_dt)?.min(G_BIG);
         ops.par_loop(
@@ -1447,7 +1456,8 @@ impl Clover {
 
     /// Momentum advection of both velocity components in one direction. The staggered-cell
     /// volumes, fluxes and masses depend only on the direction and sweep, so they are computed
-    /// once for both components.
+    /// once for both components, and the two components' fluxes and updates share their loops
+    /// (they are independent: same values as the original's one-component-at-a-time order).
     pub fn advec_mom(&mut self, sweep: u32, x_dir: bool) -> Result<()> {
         let (nx, ny) = (self.nx, self.ny);
         let (dx, dy) = (self.deck.dx(), self.deck.dy());
@@ -1457,7 +1467,8 @@ impl Clover {
         let node_flux = &f.work2;
         let node_mass_post = &f.work3;
         let node_mass_pre = &f.work4;
-        let mom_flux = &f.work5;
+        let mom_flux_x = &f.work5;
+        let mom_flux_y = &f.work6;
         // On the second sweep the staggered cells' volume is the cell volume itself.
         let vol = if sweep == 1 {
             let full = rg(-2, nx + 2, -2, ny + 2);
@@ -1514,33 +1525,35 @@ impl Clover {
                     node_mass_pre.arg(&s.p00, Write),
                 ],
             )?;
-            for vel in [&f.xvel1, &f.yvel1] {
-                ops.par_loop(
-                    advec_mom_flux_x,
-                    "advec_mom_flux",
-                    g,
-                    rg(-1, nx + 1, 0, ny + 1),
-                    &[
-                        node_flux.arg(&s.p00, Read),
-                        node_mass_pre.arg(&s.p00_p10, Read),
-                        vel.arg(&s.x_m1_p2, Read),
-                        mom_flux.arg(&s.p00, Write),
-                        Arg::global(dx),
-                    ],
-                )?;
-                ops.par_loop(
-                    advec_mom_update_x,
-                    "advec_mom_update",
-                    g,
-                    rg(0, nx + 1, 0, ny + 1),
-                    &[
-                        vel.arg(&s.p00, ReadWrite),
-                        node_mass_post.arg(&s.p00, Read),
-                        node_mass_pre.arg(&s.p00, Read),
-                        mom_flux.arg(&s.p00_m10, Read),
-                    ],
-                )?;
-            }
+            ops.par_loop(
+                advec_mom_flux_x,
+                "advec_mom_flux",
+                g,
+                rg(-1, nx + 1, 0, ny + 1),
+                &[
+                    node_flux.arg(&s.p00, Read),
+                    node_mass_pre.arg(&s.p00_p10, Read),
+                    f.xvel1.arg(&s.x_m1_p2, Read),
+                    f.yvel1.arg(&s.x_m1_p2, Read),
+                    mom_flux_x.arg(&s.p00, Write),
+                    mom_flux_y.arg(&s.p00, Write),
+                    Arg::global(dx),
+                ],
+            )?;
+            ops.par_loop(
+                advec_mom_update_x,
+                "advec_mom_update",
+                g,
+                rg(0, nx + 1, 0, ny + 1),
+                &[
+                    f.xvel1.arg(&s.p00, ReadWrite),
+                    f.yvel1.arg(&s.p00, ReadWrite),
+                    node_mass_post.arg(&s.p00, Read),
+                    node_mass_pre.arg(&s.p00, Read),
+                    mom_flux_x.arg(&s.p00_m10, Read),
+                    mom_flux_y.arg(&s.p00_m10, Read),
+                ],
+            )?;
         } else {
             ops.par_loop(
                 advec_mom_node_flux_y,
@@ -1565,33 +1578,35 @@ impl Clover {
                     node_mass_pre.arg(&s.p00, Write),
                 ],
             )?;
-            for vel in [&f.xvel1, &f.yvel1] {
-                ops.par_loop(
-                    advec_mom_flux_y,
-                    "advec_mom_flux",
-                    g,
-                    rg(0, nx + 1, -1, ny + 1),
-                    &[
-                        node_flux.arg(&s.p00, Read),
-                        node_mass_pre.arg(&s.p00_0p1, Read),
-                        vel.arg(&s.y_m1_p2, Read),
-                        mom_flux.arg(&s.p00, Write),
-                        Arg::global(dy),
-                    ],
-                )?;
-                ops.par_loop(
-                    advec_mom_update_y,
-                    "advec_mom_update",
-                    g,
-                    rg(0, nx + 1, 0, ny + 1),
-                    &[
-                        vel.arg(&s.p00, ReadWrite),
-                        node_mass_post.arg(&s.p00, Read),
-                        node_mass_pre.arg(&s.p00, Read),
-                        mom_flux.arg(&s.p00_0m1, Read),
-                    ],
-                )?;
-            }
+            ops.par_loop(
+                advec_mom_flux_y,
+                "advec_mom_flux",
+                g,
+                rg(0, nx + 1, -1, ny + 1),
+                &[
+                    node_flux.arg(&s.p00, Read),
+                    node_mass_pre.arg(&s.p00_0p1, Read),
+                    f.xvel1.arg(&s.y_m1_p2, Read),
+                    f.yvel1.arg(&s.y_m1_p2, Read),
+                    mom_flux_x.arg(&s.p00, Write),
+                    mom_flux_y.arg(&s.p00, Write),
+                    Arg::global(dy),
+                ],
+            )?;
+            ops.par_loop(
+                advec_mom_update_y,
+                "advec_mom_update",
+                g,
+                rg(0, nx + 1, 0, ny + 1),
+                &[
+                    f.xvel1.arg(&s.p00, ReadWrite),
+                    f.yvel1.arg(&s.p00, ReadWrite),
+                    node_mass_post.arg(&s.p00, Read),
+                    node_mass_pre.arg(&s.p00, Read),
+                    mom_flux_x.arg(&s.p00_0m1, Read),
+                    mom_flux_y.arg(&s.p00_0m1, Read),
+                ],
+            )?;
         }
         Ok(())
     }

@@ -307,8 +307,8 @@ pub fn viscosity_kernel(
     }
 }
 
-/// The stable time step of every cell (sound, x flow, y flow and divergence limits), and the
-/// smallest of them. Uniform mesh: the cell sizes are the globals `dx`, `dy`.
+/// The stable time step of every cell: the smallest of its sound, x flow, y flow and divergence
+/// limits. Uniform mesh: the cell sizes are the globals `dx`, `dy`.
 #[kernel]
 pub fn calc_dt(
     soundspeed: Read<f64>,
@@ -320,7 +320,6 @@ pub fn calc_dt(
     yvel0: Read<f64>,
     yarea: Read<f64>,
     dt_cell: Write<f64>,
-    dt_min: Min<f64>,
     dx: Global<f64>,
     dy: Global<f64>,
     g_small: Global<f64>,
@@ -365,7 +364,13 @@ pub fn calc_dt(
     m = if dtvt < m { dtvt } else { m };
     m = if dtdivt < m { dtdivt } else { m };
     dt_cell[(0, 0)] = m;
-    dt_min.update(m);
+}
+
+/// The smallest per-cell step (a separate pass keeps `calc_dt` free of the reduction, so its
+/// row loop vectorises).
+#[kernel]
+pub fn calc_dt_min(dt_cell: Read<f64>, dt_min: Min<f64>) {
+    dt_min.update(dt_cell[(0, 0)]);
 }
 
 /// The lowest linear index `k * nx + j` of the cells whose step equals the minimum.
@@ -936,21 +941,21 @@ pub fn advec_mom_node_mass_y(
     node_mass_pre[(0, 0)] = post - node_flux[(0, -1)] + node_flux[(0, 0)];
 }
 
-/// Momentum flux through the staggered cells' x faces (limited upwind velocity x mass flux).
-/// Uniform mesh: every cell width is `dx`.
+/// Momentum fluxes of both velocity components through the staggered cells' x faces: the
+/// limited upwind velocity times the staggered mass flux. Uniform mesh: every cell is `dx` wide
+/// in x. (The original does one component per call; the two are independent.)
 #[kernel]
 pub fn advec_mom_flux_x(
     node_flux: Read<f64>,
     node_mass_pre: Read<f64>,
-    vel1: Read<f64>,
-    mom_flux: Write<f64>,
+    xvel1: Read<f64>,
+    yvel1: Read<f64>,
+    mom_flux_x: Write<f64>,
+    mom_flux_y: Write<f64>,
     dx: Global<f64>,
 ) {
     let nf = node_flux[(0, 0)];
     let neg = nf < 0.0;
-    let v_up = if neg { vel1[(2, 0)] } else { vel1[(-1, 0)] };
-    let v_don = if neg { vel1[(1, 0)] } else { vel1[(0, 0)] };
-    let v_down = if neg { vel1[(0, 0)] } else { vel1[(1, 0)] };
     let m_don = if neg {
         node_mass_pre[(1, 0)]
     } else {
@@ -958,36 +963,55 @@ pub fn advec_mom_flux_x(
     };
     let sigma = nf.abs() / m_don;
     let width = dx;
-    let vdiffuw = v_don - v_up;
-    let vdiffdw = v_down - v_don;
-    let mut limiter = 0.0;
-    if vdiffuw * vdiffdw > 0.0 {
-        let auw = vdiffuw.abs();
-        let adw = vdiffdw.abs();
-        let wind = if vdiffdw <= 0.0 { -1.0 } else { 1.0 };
+    let u_up = if neg { xvel1[(2, 0)] } else { xvel1[(-1, 0)] };
+    let u_don = if neg { xvel1[(1, 0)] } else { xvel1[(0, 0)] };
+    let u_down = if neg { xvel1[(0, 0)] } else { xvel1[(1, 0)] };
+    let u_diffuw = u_don - u_up;
+    let u_diffdw = u_down - u_don;
+    let mut u_limiter = 0.0;
+    if u_diffuw * u_diffdw > 0.0 {
+        let auw = u_diffuw.abs();
+        let adw = u_diffdw.abs();
+        let wind = if u_diffdw <= 0.0 { -1.0 } else { 1.0 };
         let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dx) / 6.0;
         let mut m = if auw < lim { auw } else { lim };
         m = if adw < m { adw } else { m };
-        limiter = wind * m;
+        u_limiter = wind * m;
     }
-    let advec_vel = v_don + (1.0 - sigma) * limiter;
-    mom_flux[(0, 0)] = advec_vel * nf;
+    mom_flux_x[(0, 0)] = (u_don + (1.0 - sigma) * u_limiter) * nf;
+    let v_up = if neg { yvel1[(2, 0)] } else { yvel1[(-1, 0)] };
+    let v_don = if neg { yvel1[(1, 0)] } else { yvel1[(0, 0)] };
+    let v_down = if neg { yvel1[(0, 0)] } else { yvel1[(1, 0)] };
+    let v_diffuw = v_don - v_up;
+    let v_diffdw = v_down - v_don;
+    let mut v_limiter = 0.0;
+    if v_diffuw * v_diffdw > 0.0 {
+        let auw = v_diffuw.abs();
+        let adw = v_diffdw.abs();
+        let wind = if v_diffdw <= 0.0 { -1.0 } else { 1.0 };
+        let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dx) / 6.0;
+        let mut m = if auw < lim { auw } else { lim };
+        m = if adw < m { adw } else { m };
+        v_limiter = wind * m;
+    }
+    mom_flux_y[(0, 0)] = (v_don + (1.0 - sigma) * v_limiter) * nf;
 }
 
-/// Momentum flux through the staggered cells' y faces. Uniform mesh: every cell height is `dy`.
+/// Momentum fluxes of both velocity components through the staggered cells' y faces: the
+/// limited upwind velocity times the staggered mass flux. Uniform mesh: every cell is `dy` wide
+/// in y. (The original does one component per call; the two are independent.)
 #[kernel]
 pub fn advec_mom_flux_y(
     node_flux: Read<f64>,
     node_mass_pre: Read<f64>,
-    vel1: Read<f64>,
-    mom_flux: Write<f64>,
+    xvel1: Read<f64>,
+    yvel1: Read<f64>,
+    mom_flux_x: Write<f64>,
+    mom_flux_y: Write<f64>,
     dy: Global<f64>,
 ) {
     let nf = node_flux[(0, 0)];
     let neg = nf < 0.0;
-    let v_up = if neg { vel1[(0, 2)] } else { vel1[(0, -1)] };
-    let v_don = if neg { vel1[(0, 1)] } else { vel1[(0, 0)] };
-    let v_down = if neg { vel1[(0, 0)] } else { vel1[(0, 1)] };
     let m_don = if neg {
         node_mass_pre[(0, 1)]
     } else {
@@ -995,44 +1019,70 @@ pub fn advec_mom_flux_y(
     };
     let sigma = nf.abs() / m_don;
     let width = dy;
-    let vdiffuw = v_don - v_up;
-    let vdiffdw = v_down - v_don;
-    let mut limiter = 0.0;
-    if vdiffuw * vdiffdw > 0.0 {
-        let auw = vdiffuw.abs();
-        let adw = vdiffdw.abs();
-        let wind = if vdiffdw <= 0.0 { -1.0 } else { 1.0 };
+    let u_up = if neg { xvel1[(0, 2)] } else { xvel1[(0, -1)] };
+    let u_don = if neg { xvel1[(0, 1)] } else { xvel1[(0, 0)] };
+    let u_down = if neg { xvel1[(0, 0)] } else { xvel1[(0, 1)] };
+    let u_diffuw = u_don - u_up;
+    let u_diffdw = u_down - u_don;
+    let mut u_limiter = 0.0;
+    if u_diffuw * u_diffdw > 0.0 {
+        let auw = u_diffuw.abs();
+        let adw = u_diffdw.abs();
+        let wind = if u_diffdw <= 0.0 { -1.0 } else { 1.0 };
         let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dy) / 6.0;
         let mut m = if auw < lim { auw } else { lim };
         m = if adw < m { adw } else { m };
-        limiter = wind * m;
+        u_limiter = wind * m;
     }
-    let advec_vel = v_don + (1.0 - sigma) * limiter;
-    mom_flux[(0, 0)] = advec_vel * nf;
+    mom_flux_x[(0, 0)] = (u_don + (1.0 - sigma) * u_limiter) * nf;
+    let v_up = if neg { yvel1[(0, 2)] } else { yvel1[(0, -1)] };
+    let v_don = if neg { yvel1[(0, 1)] } else { yvel1[(0, 0)] };
+    let v_down = if neg { yvel1[(0, 0)] } else { yvel1[(0, 1)] };
+    let v_diffuw = v_don - v_up;
+    let v_diffdw = v_down - v_don;
+    let mut v_limiter = 0.0;
+    if v_diffuw * v_diffdw > 0.0 {
+        let auw = v_diffuw.abs();
+        let adw = v_diffdw.abs();
+        let wind = if v_diffdw <= 0.0 { -1.0 } else { 1.0 };
+        let lim = width * ((2.0 - sigma) * adw / width + (1.0 + sigma) * auw / dy) / 6.0;
+        let mut m = if auw < lim { auw } else { lim };
+        m = if adw < m { adw } else { m };
+        v_limiter = wind * m;
+    }
+    mom_flux_y[(0, 0)] = (v_don + (1.0 - sigma) * v_limiter) * nf;
 }
 
-/// New node velocity after an x momentum sweep.
+/// New node velocities (both components) after an x momentum sweep.
 #[kernel]
 pub fn advec_mom_update_x(
-    vel1: ReadWrite<f64>,
+    xvel1: ReadWrite<f64>,
+    yvel1: ReadWrite<f64>,
     node_mass_post: Read<f64>,
     node_mass_pre: Read<f64>,
-    mom_flux: Read<f64>,
+    mom_flux_x: Read<f64>,
+    mom_flux_y: Read<f64>,
 ) {
-    vel1[(0, 0)] = (vel1[(0, 0)] * node_mass_pre[(0, 0)] + mom_flux[(-1, 0)] - mom_flux[(0, 0)])
-        / node_mass_post[(0, 0)];
+    let pre = node_mass_pre[(0, 0)];
+    let post = node_mass_post[(0, 0)];
+    xvel1[(0, 0)] = (xvel1[(0, 0)] * pre + mom_flux_x[(-1, 0)] - mom_flux_x[(0, 0)]) / post;
+    yvel1[(0, 0)] = (yvel1[(0, 0)] * pre + mom_flux_y[(-1, 0)] - mom_flux_y[(0, 0)]) / post;
 }
 
-/// New node velocity after a y momentum sweep.
+/// New node velocities (both components) after an y momentum sweep.
 #[kernel]
 pub fn advec_mom_update_y(
-    vel1: ReadWrite<f64>,
+    xvel1: ReadWrite<f64>,
+    yvel1: ReadWrite<f64>,
     node_mass_post: Read<f64>,
     node_mass_pre: Read<f64>,
-    mom_flux: Read<f64>,
+    mom_flux_x: Read<f64>,
+    mom_flux_y: Read<f64>,
 ) {
-    vel1[(0, 0)] = (vel1[(0, 0)] * node_mass_pre[(0, 0)] + mom_flux[(0, -1)] - mom_flux[(0, 0)])
-        / node_mass_post[(0, 0)];
+    let pre = node_mass_pre[(0, 0)];
+    let post = node_mass_post[(0, 0)];
+    xvel1[(0, 0)] = (xvel1[(0, 0)] * pre + mom_flux_x[(0, -1)] - mom_flux_x[(0, 0)]) / post;
+    yvel1[(0, 0)] = (yvel1[(0, 0)] * pre + mom_flux_y[(0, -1)] - mom_flux_y[(0, 0)]) / post;
 }
 
 // ----------------------------------------------------------------------------------------------
