@@ -8,9 +8,32 @@
 //! per-dataset checksums, fsync, rename), keeps the last K checkpoints, and on restart returns the
 //! newest checkpoint that is complete and whose checksums and format version verify, reporting
 //! each corrupt or truncated one by name.
+//!
+//! Three stores implement [`CheckpointStore`]: [`Hdf5Store`] (blocking), [`ThreadStore`] (a
+//! background writer thread) and [`MemoryStore`] (RAM, written out at exit and on
+//! SIGINT/SIGTERM); [`open_store`] picks one by [`StoreMode`]. Files are
+//! `DIR/APP.ckpt.NNNNNN.rank0.h5` (layout in the `h5file` module's documentation) with a JSON
+//! manifest `DIR/APP.ckpt.NNNNNN.rank0.json` written after the file is durable.
+//!
+//! `OPS_INJECT_FAILURE=write:N` kills the process with SIGKILL in the middle of writing
+//! checkpoint N (see [`injected_write_failure`]), for testing restarts.
+
+mod atomic;
+mod blocking;
+mod h5file;
+mod inject;
+mod manifest;
+mod memory;
+mod naming;
+mod thread;
+
+pub use blocking::Hdf5Store;
+pub use inject::{injected_write_failure, INJECT_FAILURE_VAR};
+pub use memory::MemoryStore;
+pub use thread::ThreadStore;
 
 use ops_core::ElemType;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Version of the checkpoint file format; readers reject files of another version.
@@ -21,7 +44,9 @@ pub const FORMAT_VERSION: u32 = 1;
 pub struct CheckpointMeta {
     /// Application name (e.g. `cloverleaf`).
     pub app: String,
-    /// Sequence number of this checkpoint in the run that wrote it (1, 2, ...).
+    /// Sequence number of this checkpoint (1, 2, ...). Numbering continues across restarts:
+    /// take the first from [`CheckpointStore::next_sequence`]; stores refuse a sequence that is
+    /// not newer than every checkpoint file already in their directory.
     pub sequence: u64,
     /// Index of the loop before which the saved state was taken (loops counted from 0).
     pub loop_index: u64,
@@ -162,6 +187,10 @@ pub enum StoreError {
     /// The background writer failed or is gone.
     #[error("checkpoint writer thread: {0}")]
     Writer(String),
+    /// A bad argument or setting: a checkpoint that cannot be written as given (region sizes,
+    /// names, a sequence number already used), `keep` of 0, a malformed `OPS_INJECT_FAILURE`.
+    #[error("checkpoint store: {0}")]
+    Invalid(String),
 }
 
 /// Where checkpoints go: blocking HDF5, thread offload, or in memory.
@@ -181,4 +210,48 @@ pub trait CheckpointStore: Send {
 
     /// The newest complete, verified checkpoint in the store's directory.
     fn find_latest(&self) -> Result<Found, StoreError>;
+
+    /// The sequence number the next committed checkpoint must carry: one past every checkpoint
+    /// file in the directory and every checkpoint committed to this store. The default (for
+    /// stores without a directory) is 1.
+    fn next_sequence(&self) -> Result<u64, StoreError> {
+        Ok(1)
+    }
+}
+
+/// How checkpoints are written (`--ops-checkpoint-mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum StoreMode {
+    /// [`Hdf5Store`]: `commit` writes the file before returning.
+    #[default]
+    Blocking,
+    /// [`ThreadStore`]: a background thread writes; `commit` only hands over.
+    Thread,
+    /// [`MemoryStore`]: kept in RAM, written at exit and on SIGINT/SIGTERM.
+    Memory,
+}
+
+impl std::fmt::Display for StoreMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoreMode::Blocking => "blocking",
+            StoreMode::Thread => "thread",
+            StoreMode::Memory => "memory",
+        })
+    }
+}
+
+/// Opens the store of the given mode on `dir` for application `app`, keeping the newest `keep`
+/// (at least 1) checkpoints.
+pub fn open_store(
+    mode: StoreMode,
+    dir: &Path,
+    app: &str,
+    keep: usize,
+) -> Result<Box<dyn CheckpointStore>, StoreError> {
+    Ok(match mode {
+        StoreMode::Blocking => Box::new(Hdf5Store::new(dir, app, keep)?),
+        StoreMode::Thread => Box::new(ThreadStore::new(dir, app, keep)?),
+        StoreMode::Memory => Box::new(MemoryStore::new(dir, app, keep)?),
+    })
 }

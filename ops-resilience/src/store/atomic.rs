@@ -1,0 +1,43 @@
+//! Atomic publication of a file: fsync the temporary, rename it to its final name, fsync the
+//! directory. After a crash either the old state (no final file) or the complete new file exists.
+
+use super::StoreError;
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+/// Wraps an I/O error with the path it happened on.
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Makes a finished temporary file durable and gives it its final name.
+pub(crate) fn publish(tmp: &Path, dest: &Path) -> Result<(), StoreError> {
+    File::open(tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io_err(tmp))?;
+    std::fs::rename(tmp, dest).map_err(io_err(dest))?;
+    sync_dir(dest)
+}
+
+/// Writes `bytes` to `tmp` and publishes it as `dest`.
+pub(crate) fn write_file(tmp: &Path, dest: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    File::create(tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .map_err(io_err(tmp))?;
+    publish(tmp, dest)
+}
+
+/// Fsyncs the directory holding `path`, so a rename or unlink in it is durable.
+pub(crate) fn sync_dir(path: &Path) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
+}

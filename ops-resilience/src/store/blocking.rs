@@ -1,0 +1,279 @@
+//! The blocking HDF5 store: one file per checkpoint (and process), committed atomically, the
+//! last K kept; and the verifying search for the newest good checkpoint that every store uses.
+
+use super::atomic::{io_err, publish, sync_dir, write_file};
+use super::manifest::Manifest;
+use super::naming::{file_name, Kind, Naming};
+use super::{
+    h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, Rejected, StoreError,
+};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Writes each checkpoint to its own HDF5 file before `commit` returns.
+///
+/// Files are `DIR/APP.ckpt.NNNNNN.rank0.h5` (sequence zero-padded to six digits) with a JSON
+/// manifest `DIR/APP.ckpt.NNNNNN.rank0.json`. A commit writes `NAME.h5.tmp`, closes and fsyncs
+/// it, renames it to `NAME.h5`, fsyncs the directory, then writes the manifest the same way (its
+/// presence marks the checkpoint complete); then it deletes all but the newest K complete
+/// checkpoints and the leftovers of older incomplete writes.
+///
+/// Layout of the HDF5 file:
+/// ```text
+/// /meta                       group; attributes format_version (u32), app, sequence (u64),
+///                             loop_index (u64), location, backend, time_unix (f64)
+/// /queries/log                compound dataset, one row per logged query, in order:
+///                             {kind: "reduction"|"fetch", name (reduction or dataset),
+///                              elem: "f64"|"f32"|"i32"|"", offset: u64, len: u64}
+/// /queries/bytes              u8 dataset: the queries' values, concatenated (offset/len above)
+/// /payload                    u8 dataset: the application's fast-forward payload
+/// /dats/<name, '/' -> '__'>   group per saved dataset; attributes name, elem, components (u64)
+///     r0, r1, ...             one dataset per saved box, of the element type (f64/f32/i32);
+///                             shape [hi-lo] reversed (x fastest; dimensions above the last
+///                             one that is not 0..1 dropped), components appended if > 1;
+///                             attributes lo, hi (i32[3]), components (u64), crc32 (u32)
+/// ```
+/// Strings are variable-length UTF-8, so h5dump prints them as text.
+///
+/// The manifest records the format version, app, sequence, loop index, file name and size, each
+/// region's path, byte count and CRC-32, and a CRC-32 of the queries and payload.
+#[derive(Clone, Debug)]
+pub struct Hdf5Store {
+    naming: Naming,
+    keep: usize,
+}
+
+impl Hdf5Store {
+    /// A store writing into `dir` (created if missing) for application `app`, keeping the newest
+    /// `keep` (at least 1) complete checkpoints. Fails on a malformed `OPS_INJECT_FAILURE`.
+    pub fn new(dir: &Path, app: &str, keep: usize) -> Result<Self, StoreError> {
+        if keep == 0 {
+            return Err(StoreError::Invalid(
+                "checkpoints to keep must be at least 1".into(),
+            ));
+        }
+        if app.is_empty() || app.contains(['/', '\0']) {
+            return Err(StoreError::Invalid(format!(
+                "application name {app:?} cannot start a file name"
+            )));
+        }
+        inject::injected_write_failure().map_err(StoreError::Invalid)?;
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        Ok(Hdf5Store {
+            naming: Naming {
+                dir: dir.to_path_buf(),
+                app: app.to_owned(),
+            },
+            keep,
+        })
+    }
+
+    /// The directory the files go to.
+    pub fn dir(&self) -> &Path {
+        &self.naming.dir
+    }
+
+    /// The application name the files carry.
+    pub fn app(&self) -> &str {
+        &self.naming.app
+    }
+
+    /// Complete checkpoints kept.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
+    /// The HDF5 file checkpoint `sequence` is (or would be) written to.
+    pub fn path_for(&self, sequence: u64) -> PathBuf {
+        self.naming.path(sequence, Kind::H5)
+    }
+
+    /// The sequence number the next checkpoint must carry: one past the highest of any file of
+    /// this application in the directory, complete or not (1 for an empty directory). A
+    /// restarted run numbers on from here, so it never overwrites or shadows older files.
+    pub fn next_sequence(&self) -> Result<u64, StoreError> {
+        self.naming
+            .next_sequence()
+            .map_err(io_err(&self.naming.dir))
+    }
+
+    /// Writes `ck` atomically: the HDF5 file under a temporary name, fsync, rename, fsync the
+    /// directory, then the manifest the same way; then drops checkpoints beyond the newest K
+    /// and leftovers of incomplete writes older than this one. `stall` and `write` are both the
+    /// whole time taken.
+    pub(crate) fn write(&self, ck: &Checkpoint) -> Result<CommitStats, StoreError> {
+        let start = Instant::now();
+        let sequence = ck.meta.sequence;
+        let next = self.next_sequence()?;
+        if sequence < next {
+            return Err(StoreError::Invalid(format!(
+                "checkpoint sequence {sequence} is not newer than the files in {} (next is \
+                 {next}): a restarted run numbers on from next_sequence()",
+                self.naming.dir.display()
+            )));
+        }
+        let h5 = self.naming.path(sequence, Kind::H5);
+        let h5_tmp = self.naming.path(sequence, Kind::H5Tmp);
+        let (dats, queries_crc32) =
+            h5file::write(&h5_tmp, ck, |file| inject::maybe_die(sequence, file))?;
+        publish(&h5_tmp, &h5)?;
+        let file_size = std::fs::metadata(&h5).map_err(io_err(&h5))?.len();
+        let manifest = Manifest {
+            format_version: super::FORMAT_VERSION,
+            app: ck.meta.app.clone(),
+            sequence,
+            loop_index: ck.meta.loop_index,
+            file: file_name(&h5),
+            file_size,
+            dats,
+            queries_crc32,
+        };
+        write_file(
+            &self.naming.path(sequence, Kind::ManifestTmp),
+            &self.naming.path(sequence, Kind::Manifest),
+            &manifest.to_bytes(),
+        )?;
+        if let Err(e) = self.prune(sequence) {
+            tracing::warn!("checkpoint {sequence} written, but pruning older ones failed: {e}");
+        }
+        let took = start.elapsed();
+        Ok(CommitStats {
+            stall: took,
+            write: took,
+            bytes_written: file_size,
+            path: Some(h5),
+        })
+    }
+
+    /// Deletes every checkpoint older than `newest` except the newest K complete ones (a
+    /// manifest before its file, so an interrupted prune leaves no manifest without file).
+    fn prune(&self, newest: u64) -> Result<(), StoreError> {
+        let entries = self.naming.scan().map_err(io_err(&self.naming.dir))?;
+        let kept: Vec<u64> = entries
+            .iter()
+            .rev()
+            .filter(|(_, e)| e.manifest.is_some())
+            .take(self.keep)
+            .map(|(s, _)| *s)
+            .collect();
+        let mut removed = false;
+        for (_, entry) in entries.range(..newest).filter(|(s, _)| !kept.contains(s)) {
+            for path in entry.files() {
+                match std::fs::remove_file(path) {
+                    Ok(()) => removed = true,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io_err(path)(e)),
+                }
+            }
+        }
+        if removed {
+            sync_dir(&self.naming.path(newest, Kind::H5))?;
+        }
+        Ok(())
+    }
+
+    /// The newest checkpoint in the directory that is complete and verifies; see
+    /// [`CheckpointStore::find_latest`].
+    pub fn find_latest(&self) -> Result<Found, StoreError> {
+        let start = Instant::now();
+        let entries = self.naming.scan().map_err(io_err(&self.naming.dir))?;
+        let mut rejected = Vec::new();
+        for entry in entries.values().rev() {
+            let Some(manifest) = &entry.manifest else {
+                let (path, reason) = match (&entry.h5, &entry.h5_tmp, &entry.manifest_tmp) {
+                    (Some(h5), _, _) => (h5, "incomplete write: file without manifest"),
+                    (None, Some(tmp), _) => {
+                        (tmp, "incomplete write: temporary file, never renamed")
+                    }
+                    (None, None, Some(tmp)) => (tmp, "incomplete write: manifest never renamed"),
+                    (None, None, None) => continue,
+                };
+                rejected.push(Rejected {
+                    path: path.clone(),
+                    reason: reason.into(),
+                });
+                continue;
+            };
+            match self.verify(manifest) {
+                Ok(checkpoint) => {
+                    return Ok(Found {
+                        checkpoint: Some(checkpoint),
+                        rejected,
+                        read: start.elapsed(),
+                    })
+                }
+                Err(r) => rejected.push(r),
+            }
+        }
+        Ok(Found {
+            checkpoint: None,
+            rejected,
+            read: start.elapsed(),
+        })
+    }
+
+    /// Reads a checkpoint through its manifest and verifies everything the manifest records.
+    fn verify(&self, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
+        let reject = |path: &Path, reason: String| Rejected {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let bytes = std::fs::read(manifest_path)
+            .map_err(|e| reject(manifest_path, format!("cannot read the manifest: {e}")))?;
+        let manifest = Manifest::parse(&bytes).map_err(|r| reject(manifest_path, r))?;
+        let h5 = self.naming.path(manifest.sequence, Kind::H5);
+        if self.naming.path(manifest.sequence, Kind::Manifest) != manifest_path
+            || manifest.file != file_name(&h5)
+        {
+            return Err(reject(
+                manifest_path,
+                format!(
+                    "manifest of sequence {} names the file {:?}",
+                    manifest.sequence, manifest.file
+                ),
+            ));
+        }
+        let size = match std::fs::metadata(&h5) {
+            Ok(m) => m.len(),
+            Err(e) => {
+                return Err(reject(
+                    &h5,
+                    format!("missing though its manifest exists: {e}"),
+                ))
+            }
+        };
+        if size != manifest.file_size {
+            let what = if size < manifest.file_size {
+                "truncated"
+            } else {
+                "wrong size"
+            };
+            return Err(reject(
+                &h5,
+                format!(
+                    "{what}: {size} bytes, the manifest says {}",
+                    manifest.file_size
+                ),
+            ));
+        }
+        h5file::read(&h5, &manifest).map_err(|r| reject(&h5, r))
+    }
+}
+
+impl CheckpointStore for Hdf5Store {
+    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+        self.write(&checkpoint)
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn find_latest(&self) -> Result<Found, StoreError> {
+        Hdf5Store::find_latest(self)
+    }
+
+    fn next_sequence(&self) -> Result<u64, StoreError> {
+        Hdf5Store::next_sequence(self)
+    }
+}

@@ -1,0 +1,101 @@
+//! The manifest written next to each checkpoint file once the file is complete: what the file
+//! should contain and the checksums to verify it by. Its presence marks the checkpoint complete.
+
+use super::{LoggedQuery, FORMAT_VERSION};
+use serde::{Deserialize, Serialize};
+
+/// Checksum of one dataset of the HDF5 file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DatasetSum {
+    /// Path inside the file (`/dats/block__dat/r0`).
+    pub path: String,
+    /// Bytes of data.
+    pub bytes: u64,
+    /// CRC-32 of the data bytes (little endian, in the runtime's order).
+    pub crc32: u32,
+}
+
+/// The regions of one saved dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DatSum {
+    /// The dataset's group (`/dats/block__dat`).
+    pub group: String,
+    /// Its region datasets in order.
+    pub regions: Vec<DatasetSum>,
+}
+
+/// The manifest: one JSON object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Manifest {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// Application name.
+    pub app: String,
+    /// Checkpoint sequence number.
+    pub sequence: u64,
+    /// Loop index of the checkpoint.
+    pub loop_index: u64,
+    /// File name of the HDF5 file (same directory).
+    pub file: String,
+    /// Size of the HDF5 file in bytes.
+    pub file_size: u64,
+    /// Every saved dataset in the checkpoint's order, with its regions' checksums.
+    pub dats: Vec<DatSum>,
+    /// CRC-32 of the logged queries and the payload (see [`queries_crc`]).
+    pub queries_crc32: u32,
+}
+
+impl Manifest {
+    /// Pretty JSON.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(self).expect("a manifest always serialises");
+        v.push(b'\n');
+        v
+    }
+
+    /// Parses a manifest, checking the format version before anything else (a manifest of
+    /// another version may have other fields). Errors are reasons for a rejection.
+    pub fn parse(bytes: &[u8]) -> Result<Manifest, String> {
+        let value: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("manifest is not JSON: {e}"))?;
+        match value.get("format_version").and_then(|v| v.as_u64()) {
+            Some(v) if v == u64::from(FORMAT_VERSION) => {}
+            Some(v) => return Err(version_mismatch(v)),
+            None => return Err("manifest has no format_version".into()),
+        }
+        serde_json::from_value(value).map_err(|e| format!("manifest is malformed: {e}"))
+    }
+}
+
+/// The rejection reason for a file of another format version.
+pub(crate) fn version_mismatch(found: u64) -> String {
+    format!("format version {found}, this build reads version {FORMAT_VERSION}")
+}
+
+/// CRC-32 over a canonical encoding of the query log and the payload: a sequence of fields, each
+/// its length (u64 LE) then its bytes; per query a tag (`R` or `F`), the name, for reductions the
+/// element type's name, then the value's bytes; finally the payload.
+pub(crate) fn queries_crc(queries: &[LoggedQuery], payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    let mut field = |bytes: &[u8]| {
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    for q in queries {
+        match q {
+            LoggedQuery::Reduction { name, elem, bytes } => {
+                field(b"R");
+                field(name.as_bytes());
+                field(elem.rust_name().as_bytes());
+                field(bytes);
+            }
+            LoggedQuery::Fetch { dat, bytes } => {
+                field(b"F");
+                field(dat.as_bytes());
+                field(bytes);
+            }
+        }
+    }
+    field(payload);
+    h.finalize()
+}

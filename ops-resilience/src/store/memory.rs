@@ -1,0 +1,177 @@
+//! In-memory store: the newest checkpoint stays in RAM; it goes to disk (through an
+//! [`Hdf5Store`], same atomic commit) at normal exit (`flush`, or drop) and when the process
+//! gets SIGINT or SIGTERM, e.g. from a batch scheduler ending the job. The signal handler then
+//! exits with status 128 + signal, as the default action's shells report it.
+
+use super::{Checkpoint, CheckpointStore, CommitStats, Found, Hdf5Store, StoreError};
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::time::Instant;
+
+struct State {
+    newest: Option<Checkpoint>,
+    /// Sequence of the newest checkpoint already on disk (not written twice).
+    written: Option<u64>,
+    disk: Hdf5Store,
+    done: Vec<(u64, CommitStats)>,
+}
+
+/// What the signal thread and the store share.
+struct Shared(Mutex<State>);
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes the newest checkpoint to disk unless it is there already; its stats if written.
+    fn write_out(&self) -> Result<Option<CommitStats>, StoreError> {
+        let mut state = self.lock();
+        let state = &mut *state;
+        let Some(ck) = &state.newest else {
+            return Ok(None);
+        };
+        let sequence = ck.meta.sequence;
+        if state.written == Some(sequence) {
+            return Ok(None);
+        }
+        let stats = state.disk.write(ck)?;
+        state.written = Some(sequence);
+        state.done.push((sequence, stats.clone()));
+        Ok(Some(stats))
+    }
+}
+
+/// Live memory stores, for the signal thread.
+fn registry() -> &'static Mutex<Vec<Weak<Shared>>> {
+    static REGISTRY: OnceLock<Mutex<Vec<Weak<Shared>>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// Starts, once per process, the thread that waits for SIGINT/SIGTERM, writes every live memory
+/// store's newest checkpoint and exits with 128 + signal.
+fn install_signal_thread() -> Result<(), StoreError> {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+                .map_err(|e| format!("cannot install SIGINT/SIGTERM handlers: {e}"))?;
+            std::thread::Builder::new()
+                .name("ops-checkpoint-signals".into())
+                .spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        on_signal(signal);
+                    }
+                })
+                .map(drop)
+                .map_err(|e| format!("cannot start the signal thread: {e}"))
+        })
+        .clone()
+        .map_err(StoreError::Invalid)
+}
+
+fn on_signal(signal: i32) -> ! {
+    let name = if signal == SIGINT {
+        "SIGINT"
+    } else {
+        "SIGTERM"
+    };
+    let stores: Vec<Arc<Shared>> = registry()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for store in stores {
+        match store.write_out() {
+            Ok(Some(stats)) => eprintln!(
+                "ops-resilience: {name}: checkpoint written to {} ({} bytes in {:.3} s)",
+                stats.path.as_deref().unwrap_or(Path::new("?")).display(),
+                stats.bytes_written,
+                stats.write.as_secs_f64()
+            ),
+            Ok(None) => {}
+            Err(e) => eprintln!("ops-resilience: {name}: writing the checkpoint failed: {e}"),
+        }
+    }
+    std::process::exit(128 + signal)
+}
+
+/// Keeps the newest checkpoint in memory; writes it to disk at `flush` (and drop) and on
+/// SIGINT/SIGTERM.
+pub struct MemoryStore {
+    shared: Arc<Shared>,
+    reader: Hdf5Store,
+}
+
+impl MemoryStore {
+    /// A memory store whose checkpoints go to `Hdf5Store::new(dir, app, keep)` when written
+    /// out. Installs the signal handlers on first use in the process.
+    pub fn new(dir: &Path, app: &str, keep: usize) -> Result<Self, StoreError> {
+        let disk = Hdf5Store::new(dir, app, keep)?;
+        install_signal_thread()?;
+        let shared = Arc::new(Shared(Mutex::new(State {
+            newest: None,
+            written: None,
+            disk: disk.clone(),
+            done: Vec::new(),
+        })));
+        let mut live = registry().lock().unwrap_or_else(PoisonError::into_inner);
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&shared));
+        Ok(MemoryStore {
+            shared,
+            reader: disk,
+        })
+    }
+
+    /// The store checkpoints are written out through.
+    pub fn store(&self) -> &Hdf5Store {
+        &self.reader
+    }
+
+    /// Sequence of the checkpoint held in memory, if any.
+    pub fn newest_sequence(&self) -> Option<u64> {
+        self.shared.lock().newest.as_ref().map(|c| c.meta.sequence)
+    }
+}
+
+impl CheckpointStore for MemoryStore {
+    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+        let start = Instant::now();
+        let old = self.shared.lock().newest.replace(checkpoint);
+        drop(old);
+        Ok(CommitStats {
+            stall: start.elapsed(),
+            ..CommitStats::default()
+        })
+    }
+
+    fn completed(&mut self) -> Vec<(u64, CommitStats)> {
+        std::mem::take(&mut self.shared.lock().done)
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        self.shared.write_out().map(drop)
+    }
+
+    fn find_latest(&self) -> Result<Found, StoreError> {
+        self.reader.find_latest()
+    }
+
+    fn next_sequence(&self) -> Result<u64, StoreError> {
+        let on_disk = self.reader.next_sequence()?;
+        Ok(self
+            .newest_sequence()
+            .map_or(on_disk, |s| on_disk.max(s + 1)))
+    }
+}
+
+impl Drop for MemoryStore {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            eprintln!("ops-resilience: writing the in-memory checkpoint at exit failed: {e}");
+        }
+    }
+}
