@@ -50,6 +50,12 @@ fn with_columns(a: Read<f64>, col: Read<f64>, b: Write<f64>) {
     b[(0, 0)] = a[(0, 0)] * col[(0, 0)] + col[(1, 0)] - col[(-1, 0)];
 }
 
+/// A per-row array (stride 0 along x) takes the broadcast path of the generated row loop.
+#[kernel]
+fn with_rows(a: Read<f64>, row: Read<f64>, b: Write<f64>) {
+    b[(0, 0)] = a[(0, 0)] * row[(0, 0)] + row[(0, 1)] - 0.5 * row[(0, -1)];
+}
+
 const N: i32 = 37;
 
 #[derive(Clone, Debug)]
@@ -83,6 +89,11 @@ enum Step {
         g: f64,
     },
     WithColumns {
+        src: usize,
+        dst: usize,
+        range: [i32; 4],
+    },
+    WithRows {
         src: usize,
         dst: usize,
         range: [i32; 4],
@@ -132,6 +143,11 @@ fn step() -> impl Strategy<Value = Step> {
             dst,
             range
         }),
+        (two_distinct(), range()).prop_map(|((src, dst), range)| Step::WithRows {
+            src,
+            dst,
+            range
+        }),
     ]
 }
 
@@ -166,6 +182,19 @@ fn run(
                 .halo(Halo::new([-2, 0], [2, 0]))
                 .init(&cols),
         )
+        .unwrap();
+    let rows: Vec<f64> = (0..n).map(|j| 2.0 - j as f64 / 11.0).collect();
+    let row = ops
+        .dat_with(
+            &grid,
+            "row",
+            DatSpec::new([1, n])
+                .halo(Halo::new([0, -2], [0, 2]))
+                .init(&rows),
+        )
+        .unwrap();
+    let row_st = ops
+        .strided_stencil("row_y", &[[0, 0], [0, 1], [0, -1]], [0, 1])
         .unwrap();
     let all = ops
         .stencil(
@@ -259,6 +288,17 @@ fn run(
                 &[
                     dats[src].arg(&point, Read),
                     col.arg(&col_st, Read),
+                    dats[dst].arg(&point, Write),
+                ],
+            ),
+            Step::WithRows { src, dst, range } => ops.par_loop(
+                with_rows,
+                "with_rows",
+                &grid,
+                r(range),
+                &[
+                    dats[src].arg(&point, Read),
+                    row.arg(&row_st, Read),
                     dats[dst].arg(&point, Write),
                 ],
             ),

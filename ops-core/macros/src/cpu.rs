@@ -38,6 +38,9 @@ pub fn run_fn(k: &Kernel) -> TokenStream {
     let mut row_prologue = TokenStream::new();
     let mut row_epilogue = TokenStream::new();
     let mut finish = TokenStream::new();
+    // Conditions for the unit-stride path, and setup that depends on it.
+    let mut unit_terms: Vec<TokenStream> = Vec::new();
+    let mut after_unit = TokenStream::new();
 
     for (p, param) in k.params.iter().enumerate() {
         let ty = rust_ty(param.ty);
@@ -63,31 +66,65 @@ pub fn run_fn(k: &Kernel) -> TokenStream {
                             quote!(#v.offset([#a, #b, #cc]))
                         })
                         .collect();
-                    let base = slot_base[p];
-                    let mut rel = TokenStream::new();
-                    for (s, _) in param.offsets.iter().enumerate() {
-                        let g = Literal::usize_unsuffixed(base + s);
-                        let si = Literal::usize_unsuffixed(s);
-                        rel.extend(quote! { rel[#g] = (offs[#si] - lo) as usize; });
-                    }
+                    let offs_p = format_ident!("offs_{}", p);
+                    let nslots = Literal::usize_unsuffixed(param.offsets.len());
+                    let base = Literal::usize_unsuffixed(slot_base[p]);
                     setup.extend(quote! {
+                        let #offs_p: [isize; #nslots] = [#(#offs),*];
                         let (#lo_off, #span) = {
-                            let offs = [#(#offs),*];
-                            let lo = offs.iter().copied().min().unwrap_or(0);
-                            let hi = offs.iter().copied().max().unwrap_or(0);
-                            #rel
+                            let lo = #offs_p.iter().copied().min().unwrap_or(0);
+                            let hi = #offs_p.iter().copied().max().unwrap_or(0);
+                            for (s, o) in #offs_p.iter().enumerate() {
+                                rel[#base + s] = (o - lo) as usize;
+                            }
                             (lo, (hi - lo) as usize + #comps)
                         };
                         steps[#jl] = #v.iter[0] as usize;
                     });
                     let start = quote!(#v.point(lo[0], y, z) + #lo_off);
                     let len = quote!((n - 1) * steps[#jl] + #span);
-                    if access == Access::Read {
+                    // A read-only, one-component argument that does not move along x (a 1-D
+                    // array across y read in a 2-D loop) is a broadcast: on the unit path each of
+                    // its stencil points is copied into a row-long run of a scratch buffer, so
+                    // the row function still sees unit steps and vectorises.
+                    let broadcast = access == Access::Read && param.components == 1;
+                    if broadcast {
+                        let bc = format_ident!("bc_{}", p);
+                        let is_bc = format_ident!("is_bc_{}", p);
+                        unit_terms.push(quote!((steps[#jl] <= 1)));
+                        setup.extend(
+                            quote! { let mut #bc: ::std::vec::Vec<#ty> = ::std::vec::Vec::new(); },
+                        );
+                        after_unit.extend(quote! {
+                            let #is_bc = unit && steps[#jl] == 0;
+                            if #is_bc {
+                                #bc.reserve_exact(n * #nslots);
+                                for s in 0..#nslots {
+                                    rel[#base + s] = s * n;
+                                }
+                            }
+                        });
+                        row_setup.extend(quote! {
+                            let #d: &[#ty] = if #is_bc {
+                                #bc.clear();
+                                let row = #v.point(lo[0], y, z);
+                                for o in #offs_p {
+                                    let value = *(#v.base as *const #ty).offset(row + o);
+                                    #bc.extend(::core::iter::repeat_n(value, n));
+                                }
+                                &#bc
+                            } else {
+                                ::core::slice::from_raw_parts((#v.base as *const #ty).offset(#start), #len)
+                            };
+                        });
+                    } else if access == Access::Read {
+                        unit_terms.push(quote!((steps[#jl] == 1)));
                         row_setup.extend(quote! {
                             let #d: &[#ty] = ::core::slice::from_raw_parts(
                                 (#v.base as *const #ty).offset(#start), #len);
                         });
                     } else {
+                        unit_terms.push(quote!((steps[#jl] == 1)));
                         row_setup.extend(quote! {
                             let #d: &mut [#ty] = ::core::slice::from_raw_parts_mut(
                                 (#v.base as *mut #ty).offset(#start), #len);
@@ -165,10 +202,12 @@ pub fn run_fn(k: &Kernel) -> TokenStream {
             let mut steps = [0usize; #nd_l];
             let mut rel = [0usize; #ns_l];
             #setup
+            let unit = true #(&& #unit_terms)*;
+            #after_unit
             for z in lo[2]..hi[2] {
                 for y in lo[1]..hi[1] {
                     #row_setup
-                    if ctx.unit_x {
+                    if unit {
                         row::<true>(n, lo[0], y, z, &steps, &rel, #row_args);
                     } else {
                         row::<false>(n, lo[0], y, z, &steps, &rel, #row_args);
@@ -353,6 +392,14 @@ impl Lower<'_> {
                     (MathFn::Abs, true) => quote!((#a).wrapping_abs()),
                     (MathFn::Min, true) => quote!(::core::cmp::min(#a, #b)),
                     (MathFn::Max, true) => quote!(::core::cmp::max(#a, #b)),
+                    // Fortran-style MIN/MAX (a select; either operand if one is NaN), which
+                    // compiles to one minsd/maxsd instead of Rust's NaN-aware sequence.
+                    (MathFn::Min, false) => {
+                        quote!({ let a = #a; let b = #b; if b < a { b } else { a } })
+                    }
+                    (MathFn::Max, false) => {
+                        quote!({ let a = #a; let b = #b; if b > a { b } else { a } })
+                    }
                     _ => {
                         let m = Ident::new(f.name(), Span::call_site());
                         quote!((#a).#m(#b))

@@ -817,7 +817,7 @@ impl Checker {
             }
             _ => {
                 return Err(Error::new_spanned(
-                    &b.op,
+                    b.op,
                     "bit operations are not supported in a kernel",
                 ))
             }
