@@ -114,27 +114,33 @@ pub fn verdict(test_problem: u32, ke: f64) -> Option<(String, bool)> {
     Some((text, pass))
 }
 
-/// `{"summaries":[...]}` with every value at full (round-trip) precision.
+/// `{"summaries":[{"step":..,"time":..,...},...]}` on one line, keys in the documented order,
+/// every value at full precision (shortest round-trip formatting; non-finite values as `null`).
 pub fn summaries_json(summaries: &[Summary]) -> String {
-    let list: Vec<serde_json::Value> = summaries
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "step": s.step,
-                "time": s.time,
-                "volume": s.volume,
-                "mass": s.mass,
-                "density": s.density,
-                "pressure": s.pressure,
-                "internal_energy": s.internal_energy,
-                "kinetic_energy": s.kinetic_energy,
-                "total_energy": s.total_energy,
-            })
-        })
-        .collect();
-    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "summaries": list }))
-        .expect("summaries serialise");
-    text.push('\n');
+    fn num(v: f64) -> String {
+        serde_json::to_string(&v).expect("f64 serialises")
+    }
+    let mut text = String::from("{\"summaries\":[");
+    for (i, s) in summaries.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        let _ = write!(
+            text,
+            "{{\"step\":{},\"time\":{},\"volume\":{},\"mass\":{},\"density\":{},\"pressure\":{},\
+             \"internal_energy\":{},\"kinetic_energy\":{},\"total_energy\":{}}}",
+            s.step,
+            num(s.time),
+            num(s.volume),
+            num(s.mass),
+            num(s.density),
+            num(s.pressure),
+            num(s.internal_energy),
+            num(s.kinetic_energy),
+            num(s.total_energy)
+        );
+    }
+    text.push_str("]}\n");
     text
 }
 
@@ -195,5 +201,17 @@ mod tests {
         );
         assert_eq!(e["density"].as_f64().unwrap(), 1e-300);
         assert_eq!(e["total_energy"].as_f64().unwrap(), f64::MAX);
+        assert!(
+            j.starts_with(
+                "{\"summaries\":[{\"step\":3,\"time\":0.30000000000000004,\"volume\":100.0,"
+            ),
+            "{j}"
+        );
+        let nan = Summary {
+            kinetic_energy: f64::NAN,
+            ..s
+        };
+        let v: serde_json::Value = serde_json::from_str(&summaries_json(&[s, nan])).unwrap();
+        assert!(v["summaries"][1]["kinetic_energy"].is_null());
     }
 }
