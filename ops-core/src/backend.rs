@@ -180,6 +180,12 @@ pub struct DatArgPlan {
     /// declared stencil's extent. Validated to lie inside the dataset, halo included. Empty when
     /// the range is empty.
     pub touched: IterRange,
+    /// For `Write` arguments: the kernel assigns every component of the dataset at the centre
+    /// point on every path ([`Param::full_write`](crate::kernel::Param::full_write) and the
+    /// kernel touches all of the dataset's components), so no old value of the written box
+    /// survives the loop. A `Write` that is not a full write must be tracked as read and
+    /// written. Always false for other access modes.
+    pub full_write: bool,
 }
 
 impl DatArgPlan {
@@ -196,6 +202,30 @@ impl DatArgPlan {
     /// True when the loop writes this dataset (`Write`, `ReadWrite` or `Inc`).
     pub fn writes(&self) -> bool {
         self.access != Access::Read
+    }
+
+    /// True when the loop may observe old values of this dataset: `Read`, `ReadWrite`, `Inc`,
+    /// and a `Write` that is not a [full write](DatArgPlan::full_write).
+    pub fn reads(&self) -> bool {
+        self.access != Access::Write || !self.full_write
+    }
+
+    /// The box of dataset points a writing argument writes (its centre points): the loop's
+    /// range, except `0..1` in dimensions the stencil does not stride in. Empty when the range
+    /// is empty. Meaningful for writing arguments (writes happen at the centre only).
+    pub fn centre(&self, range: &IterRange) -> IterRange {
+        let mut c = *range;
+        c.dims = self.touched.dims;
+        if range.is_empty() {
+            return self.touched;
+        }
+        for d in 0..self.touched.dims() {
+            if self.stride[d] == 0 {
+                c.lo[d] = 0;
+                c.hi[d] = 1;
+            }
+        }
+        c
     }
 }
 
@@ -245,6 +275,9 @@ pub struct LoopPlan<'a> {
     pub has_reductions: bool,
     /// Estimated bytes moved (points × element size × components, twice for `ReadWrite`/`Inc`).
     pub bytes: u64,
+    /// Where the application called `par_loop` (`#[track_caller]`): with the name, a stable key
+    /// for "this loop in the program text" that observers use to recognise recurring loops.
+    pub location: &'static std::panic::Location<'static>,
 }
 
 impl LoopPlan<'_> {

@@ -475,4 +475,11 @@ pub enum OpsError {
         /// What failed.
         message: Box<str>,
     },
+
+    /// The installed [`LoopObserver`](crate::LoopObserver) refused a call (reported through
+    /// [`LoopObserver::take_error`](crate::LoopObserver::take_error)); for example a write to a
+    /// dataset marked read-only, or a restarted run whose queries diverge from the log it
+    /// replays.
+    #[error("{0}")]
+    Observer(String),
 }

@@ -63,7 +63,7 @@ pub use handles::{
 };
 pub use kernel::{Access, ElemType, Element, ReduceOp, Scalar};
 pub use observer::{LoopAction, LoopObserver, Query};
-pub use ops::Ops;
+pub use ops::{DatDesc, Ops};
 pub use ops_macros::kernel;
 pub use profile::LoopProfile;
 

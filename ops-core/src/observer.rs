@@ -9,11 +9,22 @@
 //!
 //! While a hook runs, the observer is taken out of the runtime, so the hook may call back into
 //! [`Ops`] (fetch data to snapshot it, for example) without being re-entered.
+//!
+//! Besides those, [`LoopObserver::before_set`] runs before user data overwrites a dataset (so
+//! an observer can save the old values first), [`LoopObserver::finish`] runs once at the end
+//! ([`Ops::finish`], or when the runtime is dropped), and after every hook the runtime asks
+//! [`LoopObserver::take_error`] whether the hook refused the call: if so, the runtime call
+//! (`par_loop`, `reduction_result`, `fetch_*`, `set_*`, `finish`) returns that error.
+//!
+//! Observers are `Any`, so code that installed one can reach it again through
+//! [`Ops::observer_mut`] (the resilience layer's user API does this).
+
+use std::any::Any;
 
 use crate::backend::LoopPlan;
 use crate::handles::{DatId, IterRange, ReductionId};
 use crate::kernel::Scalar;
-use crate::Ops;
+use crate::{Ops, OpsError};
 
 /// What to do with a loop, as decided by [`LoopObserver::before_loop`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -51,7 +62,7 @@ pub enum Query<'a> {
 }
 
 /// Watches loops and queries. Every method has a no-op default.
-pub trait LoopObserver: Send {
+pub trait LoopObserver: Any + Send {
     /// Called for every validated loop before it runs. `plan` lists each argument with its
     /// dataset id, access mode and the box it may touch (range grown by the stencil).
     fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
@@ -73,5 +84,23 @@ pub trait LoopObserver: Send {
     /// dataset's initial values).
     fn on_set(&mut self, dat: DatId, range: &IterRange) {
         let _ = (dat, range);
+    }
+
+    /// Called before user data overwrites `range` of `dat` (`set_data`, `set_range`, a dataset's
+    /// initial values), while the old values are still there.
+    fn before_set(&mut self, ops: &mut Ops, dat: DatId, range: &IterRange) {
+        let _ = (ops, dat, range);
+    }
+
+    /// Called once when the program is done with the runtime: by [`Ops::finish`], or when the
+    /// runtime is dropped without it. A checkpointing observer flushes its store here.
+    fn finish(&mut self, ops: &mut Ops) {
+        let _ = ops;
+    }
+
+    /// Asked after every hook: an error here makes the runtime call that ran the hook fail with
+    /// it (a loop refused in `before_loop` does not run, and `after_loop` is not called).
+    fn take_error(&mut self) -> Option<OpsError> {
+        None
     }
 }

@@ -84,8 +84,28 @@ pub struct Ops {
     pub(crate) stencils: Vec<StencilInfo>,
     pub(crate) reductions: Vec<ReductionInfo>,
     observer: Option<Box<dyn LoopObserver>>,
+    /// Set once [`LoopObserver::finish`] ran (by `finish` or on drop).
+    finished: bool,
     profiles: Vec<LoopProfile>,
     profile_index: HashMap<String, usize>,
+}
+
+/// A dataset as observers see it: everything [`Ops`] knows about it, looked up by id with
+/// [`Ops::dat_desc`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DatDesc<'a> {
+    /// The dataset's id.
+    pub id: DatId,
+    /// Its name (unique per block).
+    pub name: &'a str,
+    /// The block it lives on.
+    pub block: BlockId,
+    /// The block's name.
+    pub block_name: &'a str,
+    /// Its layout: element type, components, size, base, halo.
+    pub layout: DatLayout,
+    /// False once freed.
+    pub live: bool,
 }
 
 impl std::fmt::Debug for Ops {
@@ -124,6 +144,7 @@ impl Ops {
             stencils: Vec::new(),
             reductions: Vec::new(),
             observer: None,
+            finished: false,
             profiles: Vec::new(),
             profile_index: HashMap::new(),
         }
@@ -509,7 +530,11 @@ impl Ops {
                 value: &mut value,
             };
             obs.on_query(&mut q);
+            let err = obs.take_error();
             self.observer = Some(obs);
+            if let Some(e) = err {
+                return Err(e);
+            }
         }
         T::from_scalar(value).ok_or_else(|| OpsError::ForeignHandle {
             what: format!(
@@ -561,11 +586,23 @@ impl Ops {
                 got: values.len(),
             });
         }
+        if let Some(mut obs) = self.observer.take() {
+            obs.before_set(self, dat.id, &range);
+            let err = obs.take_error();
+            self.restore_observer(obs);
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
         self.backend
             .upload(dat.id, &layout, &range, bytemuck::cast_slice(values))?;
         if let Some(mut obs) = self.observer.take() {
             obs.on_set(dat.id, &range);
+            let err = obs.take_error();
             self.observer = Some(obs);
+            if let Some(e) = err {
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -596,7 +633,11 @@ impl Ops {
                 bytes: bytemuck::cast_slice_mut(&mut out),
             };
             obs.on_query(&mut q);
+            let err = obs.take_error();
             self.observer = Some(obs);
+            if let Some(e) = err {
+                return Err(e);
+            }
         }
         Ok(out)
     }
@@ -629,6 +670,141 @@ impl Ops {
         observer: Option<Box<dyn LoopObserver>>,
     ) -> Option<Box<dyn LoopObserver>> {
         std::mem::replace(&mut self.observer, observer)
+    }
+
+    /// True when an observer is installed (and not currently running a hook).
+    pub fn has_observer(&self) -> bool {
+        self.observer.is_some()
+    }
+
+    /// The installed observer, if it is a `T`: how code that installed an observer reaches it
+    /// again (the resilience layer's user API, e.g. `ops.checkpoint_now()`, is built on this).
+    /// `None` when no observer is installed, when it is another type, or while one of its own
+    /// hooks runs (the observer is taken out of the runtime then).
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # use ops_core::LoopObserver;
+    /// struct Counter(u32);
+    /// impl LoopObserver for Counter {}
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// ops.set_observer(Some(Box::new(Counter(7))));
+    /// assert_eq!(ops.observer_mut::<Counter>().map(|c| c.0), Some(7));
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    pub fn observer_mut<T: LoopObserver>(&mut self) -> Option<&mut T> {
+        let obs: &mut dyn LoopObserver = self.observer.as_deref_mut()?;
+        let any: &mut dyn std::any::Any = obs;
+        any.downcast_mut::<T>()
+    }
+
+    /// Puts back an observer taken out for a hook, unless the hook installed another one.
+    fn restore_observer(&mut self, obs: Box<dyn LoopObserver>) {
+        if self.observer.is_none() {
+            self.observer = Some(obs);
+        }
+    }
+
+    /// Ends the program's use of the runtime: waits for the backend, then runs the observer's
+    /// [`finish`](LoopObserver::finish) hook once (a checkpointing observer flushes its store
+    /// and writes its report there). Dropping the runtime does the same if this was not called,
+    /// printing an error instead of returning it. Later calls do nothing.
+    pub fn finish(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        self.backend.synchronize()?;
+        if let Some(mut obs) = self.observer.take() {
+            obs.finish(self);
+            let err = obs.take_error();
+            self.restore_observer(obs);
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Untyped access by id (for observers)
+    // ----------------------------------------------------------------------------------------
+
+    /// Number of datasets declared so far (freed ones included): ids run from 0 to this.
+    pub fn dat_count(&self) -> usize {
+        self.dats.len()
+    }
+
+    /// The id of the dataset declared `index`-th (from 0), freed or not; `None` past the end.
+    pub fn dat_id(&self, index: usize) -> Option<DatId> {
+        (index < self.dats.len()).then_some(DatId(index as u32))
+    }
+
+    /// Everything known about dataset `id`, or `None` if there is no such dataset.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let grid = ops.block("grid", 2)?;
+    /// let d = ops.dat::<f32, 2>(&grid, "d", [5, 3], Halo::uniform(1))?;
+    /// let desc = ops.dat_desc(d.id()).unwrap();
+    /// assert_eq!((desc.name, desc.block_name, desc.layout.bytes()), ("d", "grid", 7 * 5 * 4));
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    pub fn dat_desc(&self, id: DatId) -> Option<DatDesc<'_>> {
+        let d = self.dats.get(id.index())?;
+        Some(DatDesc {
+            id,
+            name: &d.name,
+            block: d.block,
+            block_name: &self.blocks[d.block.index()].name,
+            layout: d.layout,
+            live: d.live,
+        })
+    }
+
+    /// Copies the points of `range` (any box inside the dataset, halo included) of dataset
+    /// `id` into `out` as bytes (components interleaved, x fastest; `out` must have exactly the
+    /// box's size). Untyped and not reported to the observer: this is how an observer snapshots
+    /// data.
+    pub fn download_bytes(&mut self, id: DatId, range: &IterRange, out: &mut [u8]) -> Result<()> {
+        let layout = self.raw_io_check(id, range, out.len())?;
+        self.backend.download(id, &layout, range, out)
+    }
+
+    /// Copies `bytes` (the points of `range`, components interleaved, x fastest) into dataset
+    /// `id`. Untyped and not reported to the observer: this is how an observer restores data.
+    pub fn upload_bytes(&mut self, id: DatId, range: &IterRange, bytes: &[u8]) -> Result<()> {
+        let layout = self.raw_io_check(id, range, bytes.len())?;
+        self.backend.upload(id, &layout, range, bytes)
+    }
+
+    fn raw_io_check(&self, id: DatId, range: &IterRange, len: usize) -> Result<DatLayout> {
+        let info = match self.dats.get(id.index()) {
+            Some(d) if d.live => d,
+            _ => {
+                return Err(OpsError::ForeignHandle {
+                    what: format!("dataset #{}", id.0).into(),
+                })
+            }
+        };
+        if !info.layout.contains(range) {
+            return Err(OpsError::DataRangeOutside {
+                dat: info.name.as_str().into(),
+                range: range.to_string().into(),
+                extent: info.layout.extent().to_string().into(),
+            });
+        }
+        let expected = range.points() * info.layout.components * info.layout.ty.size();
+        if len != expected {
+            return Err(OpsError::DataLength {
+                dat: info.name.as_str().into(),
+                what: "the byte buffer",
+                expected,
+                got: len,
+            });
+        }
+        Ok(info.layout)
     }
 
     /// Per-loop-name statistics, in first-call order.
@@ -710,6 +886,7 @@ impl Ops {
     /// assert!(matches!(err, OpsError::AccessMismatch { arg: 1, .. }));
     /// # Ok::<(), OpsError>(())
     /// ```
+    #[track_caller]
     pub fn par_loop<K: Kernel>(
         &mut self,
         kernel: K,
@@ -722,6 +899,7 @@ impl Ops {
     }
 
     /// [`Ops::par_loop`] without generics.
+    #[track_caller]
     pub fn par_loop_dyn(
         &mut self,
         kernel: &dyn Kernel,
@@ -731,7 +909,8 @@ impl Ops {
         args: &[Arg],
     ) -> Result<()> {
         let t0 = Instant::now();
-        let plan = self.plan_loop(kernel, name, block, range, args)?;
+        let location = std::panic::Location::caller();
+        let plan = self.plan_loop(kernel, name, block, range, args, location)?;
         self.dispatch(kernel, &plan)?;
         let dt = t0.elapsed().as_secs_f64();
         self.record(name, dt, plan.bytes);
@@ -743,7 +922,16 @@ impl Ops {
     fn dispatch(&mut self, kernel: &dyn Kernel, plan: &LoopPlan<'_>) -> Result<()> {
         let mut observer = self.observer.take();
         let action = match observer.as_mut() {
-            Some(o) => o.before_loop(self, plan),
+            Some(o) => {
+                let a = o.before_loop(self, plan);
+                if let Some(e) = o.take_error() {
+                    if self.observer.is_none() {
+                        self.observer = observer;
+                    }
+                    return Err(e);
+                }
+                a
+            }
             None => LoopAction::Run,
         };
         let result = if action == LoopAction::Run {
@@ -838,6 +1026,17 @@ impl Ops {
             _ => Err(OpsError::ForeignHandle {
                 what: format!("reduction #{}", id.0).into(),
             }),
+        }
+    }
+}
+
+impl Drop for Ops {
+    /// Runs [`Ops::finish`] if the program did not, printing its error (if any) to stderr.
+    fn drop(&mut self) {
+        if !self.finished {
+            if let Err(e) = self.finish() {
+                eprintln!("ops: error at exit: {e}");
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ impl Ops {
         block: &Block,
         range: IterRange,
         args: &[Arg],
+        location: &'static std::panic::Location<'static>,
     ) -> Result<LoopPlan<'a>> {
         let binfo = self.block_info(block)?;
         let dims = binfo.dims;
@@ -70,6 +71,7 @@ impl Ops {
             unit_x: true,
             has_reductions: false,
             bytes: 0,
+            location,
         };
 
         for (k, (param, arg)) in params.iter().zip(args).enumerate() {
@@ -387,6 +389,9 @@ impl Ops {
             mem,
             iter,
             touched,
+            full_write: access == Access::Write
+                && param.full_write
+                && param.components as usize >= comps,
         })
     }
 }

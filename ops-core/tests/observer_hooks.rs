@@ -1,0 +1,227 @@
+//! The observer hooks the resilience layer builds on: call sites in plans, full-write flags,
+//! `before_set`, `finish` (explicit and on drop), `take_error`, `observer_mut`, and untyped
+//! access by id.
+
+use std::sync::{Arc, Mutex};
+
+use ops_backends::prelude::*;
+use ops_core::{ArgPlan, DatId, IterRange, LoopAction, LoopObserver, LoopPlan};
+
+#[kernel]
+fn fill(idx: Idx, out: Write<f64>) {
+    out[(0, 0)] = (idx[0] * 10 + idx[1]) as f64;
+}
+
+#[kernel]
+fn maybe(a: Read<f64>, out: Write<f64>) {
+    if a[(0, 0)] > 3.0 {
+        out[(0, 0)] = a[(0, 0)];
+    }
+}
+
+#[derive(Default)]
+struct Log {
+    events: Vec<String>,
+}
+
+struct Rec {
+    log: Arc<Mutex<Log>>,
+    refuse_loop: Option<String>,
+    pending: Option<OpsError>,
+    tag: u32,
+}
+
+impl Rec {
+    fn push(&self, e: String) {
+        self.log.lock().unwrap().events.push(e);
+    }
+}
+
+impl LoopObserver for Rec {
+    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+        let mut flags = Vec::new();
+        for a in plan.args() {
+            if let ArgPlan::Dat(d) = a {
+                flags.push(format!(
+                    "{}:{}:{}",
+                    ops.dat_desc(d.dat).unwrap().name,
+                    d.reads(),
+                    d.writes()
+                ));
+            }
+        }
+        self.push(format!(
+            "loop {} at {}:{} [{}]",
+            plan.name,
+            plan.location.file().rsplit('/').next().unwrap(),
+            plan.location.line(),
+            flags.join(" ")
+        ));
+        if self.refuse_loop.as_deref() == Some(plan.name) {
+            self.pending = Some(OpsError::Observer(format!("refused `{}`", plan.name)));
+        }
+        LoopAction::Run
+    }
+    fn before_set(&mut self, ops: &mut Ops, dat: DatId, range: &IterRange) {
+        // The old values are still there: read them untyped.
+        let l = ops.dat_desc(dat).unwrap().layout;
+        let mut old = vec![0u8; range.points() * l.components * l.ty.size()];
+        ops.download_bytes(dat, range, &mut old).unwrap();
+        let first = f64::from_le_bytes(old[..8].try_into().unwrap());
+        self.push(format!("before_set {range} old {first}"));
+    }
+    fn on_set(&mut self, _dat: DatId, range: &IterRange) {
+        self.push(format!("on_set {range}"));
+    }
+    fn finish(&mut self, ops: &mut Ops) {
+        self.push(format!("finish with {} dats", ops.dat_count()));
+    }
+    fn take_error(&mut self) -> Option<OpsError> {
+        self.pending.take()
+    }
+}
+
+fn setup(log: &Arc<Mutex<Log>>, refuse: Option<&str>) -> (Ops, Block, Dat<f64>, Dat<f64>, Stencil) {
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    ops.set_observer(Some(Box::new(Rec {
+        log: log.clone(),
+        refuse_loop: refuse.map(str::to_string),
+        pending: None,
+        tag: 7,
+    })));
+    let grid = ops.block("grid", 2).unwrap();
+    let a = ops
+        .dat::<f64, 2>(&grid, "a", [4, 4], Halo::uniform(1))
+        .unwrap();
+    let b = ops
+        .dat::<f64, 2>(&grid, "b", [4, 4], Halo::uniform(1))
+        .unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    (ops, grid, a, b, pt)
+}
+
+#[test]
+fn plans_carry_call_sites_and_full_write_flags() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let (mut ops, grid, a, b, pt) = setup(&log, None);
+    let line = line!() + 1;
+    ops.par_loop(
+        fill,
+        "fill",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    ops.par_loop(
+        maybe,
+        "maybe",
+        &grid,
+        [0..4, 0..4],
+        &[a.arg(&pt, Read), b.arg(&pt, Write)],
+    )
+    .unwrap();
+    let ev = log.lock().unwrap().events.clone();
+    assert_eq!(
+        ev[0],
+        format!("loop fill at observer_hooks.rs:{line} [a:false:true]")
+    );
+    // A conditional write is tracked as read and written.
+    assert_eq!(
+        ev[1],
+        format!(
+            "loop maybe at observer_hooks.rs:{} [a:true:false b:true:true]",
+            line + 2
+        )
+    );
+}
+
+#[test]
+fn before_set_sees_old_values_and_finish_runs_once() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let (mut ops, grid, a, _b, pt) = setup(&log, None);
+    ops.par_loop(
+        fill,
+        "fill",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    ops.set_range(&a, [1..2, 2..3], &[-1.0]).unwrap();
+    ops.finish().unwrap();
+    ops.finish().unwrap();
+    drop(ops);
+    let ev = log.lock().unwrap().events.clone();
+    assert_eq!(ev[1], "before_set [1..2, 2..3] old 12");
+    assert_eq!(ev[2], "on_set [1..2, 2..3]");
+    assert_eq!(ev[3], "finish with 2 dats");
+    assert_eq!(ev.len(), 4, "finish runs once, not again on drop: {ev:?}");
+}
+
+#[test]
+fn drop_runs_finish_when_the_program_did_not() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let (ops, ..) = setup(&log, None);
+    drop(ops);
+    let ev = log.lock().unwrap().events.clone();
+    assert_eq!(ev.last().unwrap(), "finish with 2 dats");
+}
+
+#[test]
+fn an_observer_error_fails_the_call_and_the_loop_does_not_run() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let (mut ops, grid, a, _b, pt) = setup(&log, Some("fill"));
+    let e = ops
+        .par_loop(
+            fill,
+            "fill",
+            &grid,
+            [0..4, 0..4],
+            &[Arg::idx(), a.arg(&pt, Write)],
+        )
+        .unwrap_err();
+    assert_eq!(e, OpsError::Observer("refused `fill`".into()));
+    assert_eq!(ops.fetch_data(&a).unwrap(), vec![0.0; 16]);
+    // The observer is still installed and reachable by type.
+    assert_eq!(ops.observer_mut::<Rec>().map(|r| r.tag), Some(7));
+    assert!(ops.observer_mut::<Log2>().is_none());
+}
+
+struct Log2;
+impl LoopObserver for Log2 {}
+
+#[test]
+fn untyped_access_by_id() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let (mut ops, grid, a, _b, pt) = setup(&log, None);
+    ops.par_loop(
+        fill,
+        "fill",
+        &grid,
+        [-1..5, -1..5],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    let id = ops.dat_id(0).unwrap();
+    assert_eq!(id, a.id());
+    assert!(ops.dat_id(2).is_none());
+    let d = ops.dat_desc(id).unwrap();
+    assert_eq!((d.name, d.block_name, d.live), ("a", "grid", true));
+    let r: IterRange = [-1..1, 4..5].into();
+    let mut out = vec![0u8; 2 * 8];
+    ops.download_bytes(id, &r, &mut out).unwrap();
+    let v: Vec<f64> = out
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(v, vec![-10.0 + 4.0, 4.0]);
+    let bytes: Vec<u8> = [5.0f64, 6.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    ops.upload_bytes(id, &r, &bytes).unwrap();
+    assert_eq!(ops.fetch_range(&a, [-1..1, 4..5]).unwrap(), vec![5.0, 6.0]);
+    // Wrong sizes and boxes outside the extent are errors, not panics.
+    assert!(ops.download_bytes(id, &r, &mut [0u8; 3]).is_err());
+    assert!(ops
+        .upload_bytes(id, &[-2..1, 4..5].into(), &[0u8; 24])
+        .is_err());
+}
