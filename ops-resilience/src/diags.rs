@@ -1,0 +1,271 @@
+//! Diagnostics: what was checkpointed, where, why, and what it cost.
+//!
+//! The [`Report`] is filled as the run goes; `--ops-diags N` prints parts of it to stderr as
+//! they happen (1: a line per checkpoint and the restore; 2: also the chosen location and the
+//! saved datasets; 3: also the candidate table and every dataset's decision), and
+//! `--ops-diags-json FILE` writes all of it as JSON at the end of the run.
+
+use serde::Serialize;
+
+/// Bytes in words: `29.8 MB`, `512 B`.
+///
+/// ```
+/// assert_eq!(ops_resilience::diags::human_bytes(29_800_000), "29.8 MB");
+/// assert_eq!(ops_resilience::diags::human_bytes(512), "512 B");
+/// ```
+pub fn human_bytes(b: u64) -> String {
+    let f = b as f64;
+    if f >= 1e9 {
+        format!("{:.2} GB", f / 1e9)
+    } else if f >= 1e6 {
+        format!("{:.1} MB", f / 1e6)
+    } else if f >= 1e3 {
+        format!("{:.1} kB", f / 1e3)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// One candidate location of the learning phase.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Candidate {
+    /// `name@file:line:col`.
+    pub location: String,
+    /// Occurrences when the location was chosen.
+    pub occurrences: u64,
+    /// Dry regions measured.
+    pub samples: usize,
+    /// Smallest bytes a checkpoint entered here would save.
+    pub bytes_min: u64,
+    /// Mean.
+    pub bytes_mean: f64,
+    /// Largest.
+    pub bytes_max: u64,
+}
+
+/// Where checkpoint regions open.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LocationReport {
+    /// The location (`None` until chosen).
+    pub chosen: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// At which loop index it was chosen.
+    pub chosen_at_loop: Option<u64>,
+    /// The candidates measured, cheapest first.
+    pub candidates: Vec<Candidate>,
+}
+
+/// A saved dataset.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SavedReport {
+    /// `block/dat`.
+    pub name: String,
+    /// Bytes saved.
+    pub bytes: u64,
+    /// Boxes saved.
+    pub boxes: usize,
+}
+
+/// What happened to one dataset at a checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Decision {
+    /// `block/dat`.
+    pub name: String,
+    /// `saved`, `never written`, `overwritten first`, `transient`, `read-only`, `alias of X`,
+    /// `recomputed at restore`, `not in dataset list` (several joined with `+` when parts of
+    /// the dataset were treated differently).
+    pub reason: String,
+    /// Bytes saved.
+    pub saved_bytes: u64,
+    /// Bytes that held needed values from a loop but were dropped (overwritten first, alias,
+    /// transient, read-only, not listed).
+    pub dropped_bytes: u64,
+    /// Bytes a restart recomputes.
+    pub recomputed_bytes: u64,
+}
+
+/// One checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CheckpointReport {
+    /// Sequence number.
+    pub sequence: u64,
+    /// Loop index the region opened before.
+    pub loop_index: u64,
+    /// Location key of that loop (or `resilient:LABEL@ITERATION`).
+    pub location: String,
+    /// Loops the region spanned.
+    pub region_loops: u64,
+    /// Bytes of dataset data saved.
+    pub bytes: u64,
+    /// Saved datasets.
+    pub datasets: Vec<SavedReport>,
+    /// Every dataset's decision.
+    pub decisions: Vec<Decision>,
+    /// Loops a restart from here re-executes.
+    pub recompute_loops: usize,
+    /// Seconds the computation was blocked (snapshots and commit).
+    pub stall_s: f64,
+    /// Seconds writing to disk (`None` until known: asynchronous stores report it later,
+    /// memory mode only when written out).
+    pub write_s: Option<f64>,
+    /// Bytes written to disk.
+    pub bytes_written: u64,
+    /// Write bandwidth (bytes written / write time), GB/s.
+    pub write_gbs: Option<f64>,
+    /// The file, once written.
+    pub path: Option<String>,
+}
+
+/// A rejected checkpoint file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RejectedReport {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The restart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RestoreReport {
+    /// Sequence of the checkpoint restored (`None`: none found, started from the beginning).
+    pub sequence: Option<u64>,
+    /// Its loop index.
+    pub loop_index: Option<u64>,
+    /// Its location.
+    pub location: Option<String>,
+    /// Seconds from start-up until the data were restored (the replay).
+    pub replay_s: f64,
+    /// Seconds reading and verifying the checkpoint.
+    pub read_s: f64,
+    /// Seconds uploading the saved data.
+    pub upload_s: f64,
+    /// Bytes restored.
+    pub bytes: u64,
+    /// Loops re-executed during the replay (recomputing pure data).
+    pub executed_loops: u64,
+    /// Loops skipped.
+    pub skipped_loops: u64,
+    /// Values answered from the log.
+    pub replayed_queries: u64,
+    /// Newer checkpoints rejected (corrupt, truncated).
+    pub rejected: Vec<RejectedReport>,
+}
+
+/// Everything the resilience layer reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// Application name used for files.
+    pub app: String,
+    /// `blocking`, `thread` or `memory` (`none` without checkpoints).
+    pub mode: String,
+    /// Checkpoint directory.
+    pub dir: Option<String>,
+    /// Loops seen.
+    pub loops: u64,
+    /// Values handed to user space.
+    pub queries: u64,
+    /// Where regions open and why.
+    pub location: LocationReport,
+    /// Every checkpoint committed.
+    pub checkpoints: Vec<CheckpointReport>,
+    /// The restart, if this run was one.
+    pub restore: Option<RestoreReport>,
+    /// Things the user should know (hints that could not be honoured, ...).
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// The candidate table and the chosen location, as printed at level 3.
+    pub fn location_text(&self, with_table: bool) -> String {
+        let mut s = String::new();
+        if with_table && !self.location.candidates.is_empty() {
+            s.push_str(&format!(
+                "ops-resilience: checkpoint location candidates\n  {:<60} {:>8} {:>7} {:>11} {:>11} {:>11}\n",
+                "location", "occurs", "samples", "min", "mean", "max"
+            ));
+            for c in &self.location.candidates {
+                s.push_str(&format!(
+                    "  {:<60} {:>8} {:>7} {:>11} {:>11} {:>11}\n",
+                    c.location,
+                    c.occurrences,
+                    c.samples,
+                    human_bytes(c.bytes_min),
+                    human_bytes(c.bytes_mean as u64),
+                    human_bytes(c.bytes_max)
+                ));
+            }
+        }
+        if let Some(c) = &self.location.chosen {
+            s.push_str(&format!(
+                "ops-resilience: checkpoint location {c}: {}\n",
+                self.location.reason
+            ));
+        }
+        s
+    }
+
+    /// One checkpoint at `level` (1: one line; 2: with saved datasets; 3: every decision).
+    pub fn checkpoint_text(c: &CheckpointReport, level: u8) -> String {
+        let mut s = format!(
+            "ops-resilience: checkpoint {} at loop {} ({}): {} in {} dataset(s), region {} loops, stall {:.4} s",
+            c.sequence,
+            c.loop_index,
+            c.location,
+            human_bytes(c.bytes),
+            c.datasets.len(),
+            c.region_loops,
+            c.stall_s
+        );
+        if let Some(w) = c.write_s {
+            s.push_str(&format!(", write {w:.4} s"));
+            if let Some(g) = c.write_gbs {
+                s.push_str(&format!(" ({g:.2} GB/s)"));
+            }
+        }
+        s.push('\n');
+        if level >= 3 {
+            for d in &c.decisions {
+                s.push_str(&format!(
+                    "  {:<32} {:<40} saved {:>10}  dropped {:>10}  recomputed {:>10}\n",
+                    d.name,
+                    d.reason,
+                    human_bytes(d.saved_bytes),
+                    human_bytes(d.dropped_bytes),
+                    human_bytes(d.recomputed_bytes)
+                ));
+            }
+        } else if level >= 2 {
+            for d in &c.datasets {
+                s.push_str(&format!(
+                    "  saved {:<32} {:>10} in {} box(es)\n",
+                    d.name,
+                    human_bytes(d.bytes),
+                    d.boxes
+                ));
+            }
+        }
+        s
+    }
+
+    /// The restore, as printed at level 1 and up.
+    pub fn restore_text(r: &RestoreReport) -> String {
+        match r.sequence {
+            None => String::new(),
+            Some(seq) => format!(
+                "ops-resilience: restored checkpoint {seq} at loop {} ({}): replay {:.4} s \
+                 ({} loops re-executed, {} skipped, {} values replayed), read {:.4} s, upload {:.4} s, {}\n",
+                r.loop_index.unwrap_or(0),
+                r.location.as_deref().unwrap_or("?"),
+                r.replay_s,
+                r.executed_loops,
+                r.skipped_loops,
+                r.replayed_queries,
+                r.read_s,
+                r.upload_s,
+                human_bytes(r.bytes)
+            ),
+        }
+    }
+}

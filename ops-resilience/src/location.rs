@@ -1,0 +1,307 @@
+//! Loop locations and the statistics that choose where checkpoint regions open.
+//!
+//! A location is a loop's name and its call site (`name@file:line:col`, from
+//! `#[track_caller]`): the same loop in the program text, however often it runs. During a
+//! learning phase the tracker counts every location's occurrences and, starting at some of its
+//! occurrences (not the first, which is often still start-up), runs a dry region to measure how
+//! many bytes a checkpoint entered there would save. [`LocTable::choose`] then picks, among the
+//! locations that recur at least as often as the median recurring location, the one with the
+//! smallest mean; ties go to the more frequent, then to the one seen first.
+
+use std::collections::HashMap;
+
+use ops_core::LoopPlan;
+use serde::{Deserialize, Serialize};
+
+/// Samples (dry regions) gathered per location during learning.
+pub const SAMPLES: usize = 3;
+
+/// Statistics of one location.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LocInfo {
+    /// `name@file:line:col`.
+    pub key: String,
+    /// The loop's name.
+    pub name: String,
+    /// The call site's file.
+    pub file: String,
+    /// The call site's line.
+    pub line: u32,
+    /// The call site's column.
+    pub col: u32,
+    /// Occurrences so far.
+    pub count: u64,
+    /// Index of the first occurrence.
+    pub first: u64,
+    /// Index of the latest occurrence.
+    pub last: u64,
+    /// Loops between the two latest occurrences (0 before the second).
+    pub gap: u64,
+    /// Largest gap so far.
+    pub max_gap: u64,
+    /// Bytes a checkpoint entered here would have saved, one per finished dry region.
+    pub samples: Vec<u64>,
+    /// A dry region started here is still running.
+    #[serde(skip)]
+    pub sampling: bool,
+}
+
+impl LocInfo {
+    /// Smallest, mean and largest sample, if any.
+    pub fn stats(&self) -> Option<(u64, f64, u64)> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let min = *self.samples.iter().min().expect("non-empty");
+        let max = *self.samples.iter().max().expect("non-empty");
+        let mean = self.samples.iter().sum::<u64>() as f64 / self.samples.len() as f64;
+        Some((min, mean, max))
+    }
+}
+
+/// File, loop name and id of a location, bucketed by (line, column).
+type SiteEntry = (Box<str>, Box<str>, u32);
+
+/// Every location seen, by dense id in first-seen order.
+#[derive(Debug, Default)]
+pub struct LocTable {
+    /// The locations.
+    pub locs: Vec<LocInfo>,
+    map: HashMap<(u32, u32), Vec<SiteEntry>>,
+}
+
+/// The key of a loop: `name@file:line:col`.
+pub fn key_of(plan: &LoopPlan<'_>) -> String {
+    let l = plan.location;
+    format!("{}@{}:{}:{}", plan.name, l.file(), l.line(), l.column())
+}
+
+/// True when a location key matches a user's spec: the loop name alone, `name@file:line`, or
+/// the full key. `*` matches everything.
+///
+/// ```
+/// use ops_resilience::location::spec_matches;
+/// let key = "reset_field@src/clover.rs:1602:18";
+/// assert!(spec_matches("reset_field", key));
+/// assert!(spec_matches("reset_field@src/clover.rs:1602", key));
+/// assert!(spec_matches(key, key));
+/// assert!(spec_matches("*", key));
+/// assert!(!spec_matches("reset", key));
+/// assert!(!spec_matches("reset_field@src/clover.rs:160", key));
+/// ```
+pub fn spec_matches(spec: &str, key: &str) -> bool {
+    if spec == "*" || spec == key {
+        return true;
+    }
+    let name = key.split('@').next().unwrap_or(key);
+    if spec == name {
+        return true;
+    }
+    // name@file:line (without the column)
+    match key.rfind(':') {
+        Some(i) => &key[..i] == spec,
+        None => false,
+    }
+}
+
+impl LocTable {
+    /// The id of the plan's location, adding it if new (does not count an occurrence).
+    pub fn id_of(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
+        let l = plan.location;
+        let bucket = self.map.entry((l.line(), l.column())).or_default();
+        for (file, name, id) in bucket.iter() {
+            if **file == *l.file() && **name == *plan.name {
+                return *id;
+            }
+        }
+        let id = self.locs.len() as u32;
+        bucket.push((l.file().into(), plan.name.into(), id));
+        self.locs.push(LocInfo {
+            key: key_of(plan),
+            name: plan.name.to_string(),
+            file: l.file().to_string(),
+            line: l.line(),
+            col: l.column(),
+            count: 0,
+            first: index,
+            last: index,
+            gap: 0,
+            max_gap: 0,
+            samples: Vec::new(),
+            sampling: false,
+        });
+        id
+    }
+
+    /// Counts an occurrence of location `id` at loop `index`; returns the occurrence number
+    /// (1 for the first).
+    pub fn count(&mut self, id: u32, index: u64) -> u64 {
+        let l = &mut self.locs[id as usize];
+        if l.count > 0 {
+            l.gap = index - l.last;
+            l.max_gap = l.max_gap.max(l.gap);
+        }
+        l.count += 1;
+        l.last = index;
+        l.count
+    }
+
+    /// A table holding `locs` (as saved in a checkpoint), ids in that order.
+    pub fn from_infos(locs: Vec<LocInfo>) -> LocTable {
+        let mut map: HashMap<(u32, u32), Vec<SiteEntry>> = HashMap::new();
+        for (i, l) in locs.iter().enumerate() {
+            map.entry((l.line, l.col)).or_default().push((
+                l.file.as_str().into(),
+                l.name.as_str().into(),
+                i as u32,
+            ));
+        }
+        LocTable { locs, map }
+    }
+
+    /// The id of the location with this key, if seen.
+    pub fn find_key(&self, key: &str) -> Option<u32> {
+        self.locs
+            .iter()
+            .position(|l| l.key == key)
+            .map(|i| i as u32)
+    }
+
+    /// True when location `l` still recurs at loop `now`: seen at least twice, and not longer
+    /// ago than twice its largest gap (start-up loops that repeated a few times and stopped
+    /// do not qualify).
+    pub fn recurring(l: &LocInfo, now: u64) -> bool {
+        l.count >= 2 && now.saturating_sub(l.last) <= 2 * l.max_gap.max(1)
+    }
+
+    /// The occurrence count that makes a location "frequent": the median count among
+    /// locations still recurring at `now` (0 when none does).
+    pub fn median_recurring(&self, now: u64) -> u64 {
+        let mut c: Vec<u64> = self
+            .locs
+            .iter()
+            .filter(|l| Self::recurring(l, now))
+            .map(|l| l.count)
+            .collect();
+        if c.is_empty() {
+            return 0;
+        }
+        c.sort_unstable();
+        c[(c.len() - 1) / 2]
+    }
+
+    /// True when the statistics suffice to choose at loop `now`: the most frequent location
+    /// has all its samples and every frequent location (see [`LocTable::choose`]) has one.
+    pub fn ready(&self, now: u64) -> bool {
+        let Some(top) = self.locs.iter().max_by_key(|l| l.count) else {
+            return false;
+        };
+        if top.samples.len() < SAMPLES {
+            return false;
+        }
+        let median = self.median_recurring(now);
+        median > 0
+            && self
+                .locs
+                .iter()
+                .filter(|l| Self::recurring(l, now) && l.count >= median)
+                .all(|l| !l.samples.is_empty())
+    }
+
+    /// Chooses the location at loop `now`: among the locations still recurring at least as
+    /// often as the median recurring location and having a sample, the smallest mean bytes;
+    /// ties to the more frequent, then the one seen first. Returns the id and the reason in
+    /// words.
+    pub fn choose(&self, now: u64) -> Option<(u32, String)> {
+        let median = self.median_recurring(now);
+        if median == 0 {
+            return None;
+        }
+        let mut cands: Vec<(u32, f64)> = self
+            .locs
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| Self::recurring(l, now) && l.count >= median)
+            .filter_map(|(i, l)| l.stats().map(|(_, mean, _)| (i as u32, mean)))
+            .collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let n = cands.len();
+        cands.sort_by(|a, b| {
+            let (la, lb) = (&self.locs[a.0 as usize], &self.locs[b.0 as usize]);
+            a.1.total_cmp(&b.1)
+                .then(lb.count.cmp(&la.count))
+                .then(la.first.cmp(&lb.first))
+        });
+        let (id, mean) = cands[0];
+        let l = &self.locs[id as usize];
+        Some((
+            id,
+            format!(
+                "smallest mean checkpoint ({}) among the {n} location(s) recurring at least as \
+                 often as the median recurring location ({median} times); occurred {} times",
+                crate::diags::human_bytes(mean as u64),
+                l.count
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(key: &str, count: u64, first: u64, samples: &[u64]) -> LocInfo {
+        LocInfo {
+            key: key.into(),
+            name: key.into(),
+            file: "f.rs".into(),
+            line: 1,
+            col: 1,
+            count,
+            first,
+            last: 100 + first,
+            gap: 10,
+            max_gap: 10,
+            samples: samples.to_vec(),
+            sampling: false,
+        }
+    }
+
+    #[test]
+    fn chooses_the_cheapest_frequent_location() {
+        let t = LocTable::from_infos(vec![
+            loc("init", 1, 0, &[]),
+            loc("step_a", 10, 1, &[500, 500, 500]),
+            loc("step_b", 10, 2, &[100, 120, 110]),
+            loc("halo", 40, 3, &[300, 300, 300]),
+            loc("summary", 2, 4, &[10]),
+        ]);
+        // median of recurring counts (2, 10, 10, 40) is 10: summary is too rare.
+        assert_eq!(t.median_recurring(110), 10);
+        let (id, why) = t.choose(110).unwrap();
+        assert_eq!(t.locs[id as usize].key, "step_b");
+        assert!(why.contains("median"), "{why}");
+        assert!(t.ready(110));
+        // Much later, with nothing recurring any more, nothing qualifies.
+        assert_eq!(t.choose(10_000), None);
+    }
+
+    #[test]
+    fn a_start_up_loop_that_stopped_recurring_is_no_candidate() {
+        let mut gen = loc("generate", 3, 0, &[1]);
+        gen.last = 5;
+        gen.max_gap = 2;
+        let t = LocTable::from_infos(vec![gen, loc("step", 3, 10, &[1000, 1000, 1000])]);
+        let (id, _) = t.choose(110).unwrap();
+        assert_eq!(t.locs[id as usize].key, "step");
+    }
+
+    #[test]
+    fn nothing_recurs_nothing_chosen() {
+        let t = LocTable::from_infos(vec![loc("a", 1, 0, &[]), loc("b", 1, 1, &[])]);
+        assert_eq!(t.choose(5), None);
+        assert!(!t.ready(5));
+    }
+}

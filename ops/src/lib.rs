@@ -1,0 +1,102 @@
+//! # ops: the structured-mesh EDSL with automatic checkpointing
+//!
+//! One import for applications: `use ops::prelude::*;` brings the EDSL (`ops_core`), the
+//! backends (`ops_backends`) and the resilience layer's user API (`ops_resilience`). The
+//! command line is [`OpsArgs`] (flatten it into the application's clap parser): the runtime's
+//! `--ops-backend`/`--ops-threads` and the checkpoint flags (`--ops-checkpoint-dir`,
+//! `--ops-checkpoint-interval`, `--ops-checkpoint-every`, `--ops-checkpoint-mode`,
+//! `--ops-checkpoint-keep`, `--ops-restart`, `--ops-mtbf`, `--ops-diags`, `--ops-diags-json`;
+//! each also an `OPS_*` variable). [`ops_from_args`] builds the runtime and, when a checkpoint
+//! or diagnostics flag is given, installs the resilience observer: the application checkpoints
+//! and restarts with no checkpoint code. With none of those flags nothing is installed.
+//!
+//! ```
+//! use clap::Parser;
+//! use ops::prelude::*;
+//!
+//! #[kernel]
+//! fn fill(idx: Idx, out: Write<f64>) {
+//!     out[(0, 0)] = (idx[0] + idx[1]) as f64;
+//! }
+//!
+//! #[derive(Parser)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     ops: OpsArgs,
+//! }
+//!
+//! let cli = Cli::parse_from(["app", "--ops-backend", "seq"]);
+//! let mut ops = ops_from_args(&cli.ops)?;
+//! let grid = ops.block("grid", 2)?;
+//! let u = ops.dat::<f64, 2>(&grid, "u", [4, 4], Halo::uniform(1))?;
+//! let pt = ops.stencil("S2D_00", &[[0, 0]])?;
+//! ops.par_loop(fill, "fill", &grid, [0..4, 0..4], &[Arg::idx(), u.arg(&pt, Write)])?;
+//! assert_eq!(ops.fetch_data(&u)?[5], 2.0);
+//! ops.finish()?;
+//! # Ok::<(), OpsError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub use ops_backends;
+pub use ops_core;
+pub use ops_resilience;
+
+use ops_core::{Ops, OpsConfig, OpsError, Result};
+use ops_resilience::{ResilienceArgs, ResilienceConfig};
+
+/// The full command line of an ops application: the runtime's flags and the checkpoint flags.
+///
+/// ```
+/// use clap::Parser;
+/// #[derive(Parser, Debug)]
+/// struct Cli {
+///     #[command(flatten)]
+///     ops: ops::OpsArgs,
+/// }
+/// let cli = Cli::parse_from(["app", "--ops-checkpoint-dir", "ck", "--ops-checkpoint-every", "5"]);
+/// assert_eq!(cli.ops.resilience.checkpoint_every, Some(5));
+/// let e = Cli::try_parse_from(["app", "--ops-checkpoint-mode", "tape"]).unwrap_err();
+/// assert!(e.to_string().contains("--ops-checkpoint-mode"));
+/// let e = Cli::try_parse_from(["app", "--ops-checkpoint-every", "0"]).unwrap_err();
+/// assert!(e.to_string().contains("--ops-checkpoint-every"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
+#[group(id = "ops-facade-args")]
+pub struct OpsArgs {
+    /// Runtime flags (`--ops-backend`, `--ops-threads`).
+    #[command(flatten)]
+    pub runtime: ops_core::OpsArgs,
+    /// Checkpoint and diagnostics flags.
+    #[command(flatten)]
+    pub resilience: ResilienceArgs,
+}
+
+/// Builds the runtime from the command line: the backend, and the resilience observer when a
+/// checkpoint or diagnostics flag is set (with `--ops-restart`, positioned to replay towards
+/// the newest complete checkpoint). Bad flag values are errors naming the flag.
+pub fn ops_from_args(args: &OpsArgs) -> Result<Ops> {
+    let cfg = args
+        .resilience
+        .to_config()
+        .map_err(OpsError::InvalidConfig)?;
+    ops_with_resilience(OpsConfig::from(&args.runtime), &cfg)
+}
+
+/// [`ops_from_args`] from configurations built in code. (`ops_from_config`, from the
+/// backends, builds a runtime without resilience.)
+pub fn ops_with_resilience(config: OpsConfig, resilience: &ResilienceConfig) -> Result<Ops> {
+    let mut ops = ops_backends::ops_from_config(config)?;
+    ops_resilience::install(&mut ops, resilience)?;
+    Ok(ops)
+}
+
+/// Everything an application needs: the EDSL, the backends, [`OpsArgs`], [`ops_from_args`] and
+/// the resilience methods on `Ops` ([`ResilienceExt`](ops_resilience::ResilienceExt)).
+pub mod prelude {
+    pub use crate::{ops_from_args, ops_with_resilience, OpsArgs};
+    pub use ops_backends::prelude::*;
+    pub use ops_core::DatId;
+    pub use ops_resilience::prelude::*;
+    pub use ops_resilience::ResilienceConfig;
+}
