@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use ops_backends::prelude::*;
+use ops::prelude::*;
 
 use crate::deck::{Deck, Geometry};
 use crate::kernels::*;

@@ -17,7 +17,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ops_backends::prelude::*;
+use ops::prelude::*;
 
 use crate::clover::{Clover, Summary};
 use crate::deck::{Deck, DeckError};
@@ -317,6 +317,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         std::fs::write(path, output::summaries_json(&summaries))
             .map_err(io(&path.display().to_string()))?;
     }
+    // Flushes pending checkpoints and writes the resilience diagnostics, if any were asked for.
+    clover.ops.finish()?;
     Ok(Outcome {
         summaries,
         steps: clover.step,
