@@ -1,0 +1,1173 @@
+//! TeaLeaf input decks: the `*tea` ... `*endtea` block of keywords.
+//!
+//! The syntax is the original mini-app's: keywords are case-insensitive, `=` and `,` separate
+//! words like spaces, `!` and `;` start a comment, a lone `\` at the end of a line continues it,
+//! and several keywords may share a line. A `state N` line owns the rest of its line, and so does
+//! `tl_preconditioner_type` (every word after it must name a preconditioner; the last one wins).
+//! Lines outside the `*tea` block are ignored.
+//!
+//! Where the original silently ignores a word it does not know, this reader reports an error
+//! naming the file and the line; malformed numbers, missing or duplicated states and geometry
+//! that cannot describe a region are errors too. Keywords the original knows but that mean
+//! nothing here (tiling, kernel-language switches, visualisation) are accepted with a note, and a
+//! value keyword given twice keeps the last value (as in the original) with a note.
+
+use std::fmt;
+
+/// Expected volume-weighted temperature at the end of the published test problems (the values
+/// the original checks against; 1..4 are the benchmark decks tea_bm_1..4).
+pub const EXPECTED_TEMPERATURE: [(u32, f64); 6] = [
+    (1, 157.55084183279294),
+    (2, 106.27221178646569),
+    (3, 99.955877498324000),
+    (4, 97.277332050749976),
+    (5, 95.462351583362249),
+    (6, 95.174738768320850),
+];
+
+/// The expected final temperature of published test problem `n`, if it is one.
+pub fn expected_temperature(n: u32) -> Option<f64> {
+    EXPECTED_TEMPERATURE
+        .iter()
+        .find(|(k, _)| *k == n)
+        .map(|(_, v)| *v)
+}
+
+/// The shape of the region a state fills (bounds as written in the deck).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Geometry {
+    /// Cells whose extent overlaps `[xmin, xmax] x [ymin, ymax]`.
+    Rectangle {
+        /// Left edge.
+        xmin: f64,
+        /// Right edge.
+        xmax: f64,
+        /// Bottom edge.
+        ymin: f64,
+        /// Top edge.
+        ymax: f64,
+    },
+    /// Cells whose centre lies within `radius` of `(x, y)`.
+    Circle {
+        /// Centre x.
+        x: f64,
+        /// Centre y.
+        y: f64,
+        /// Radius.
+        radius: f64,
+    },
+    /// The cell whose lower-left vertex is exactly `(x, y)`.
+    Point {
+        /// Vertex x.
+        x: f64,
+        /// Vertex y.
+        y: f64,
+    },
+}
+
+/// One material state: its values and (for states after the first) where it applies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// Density.
+    pub density: f64,
+    /// Specific internal energy (temperature = energy here).
+    pub energy: f64,
+    /// Region; `None` for state 1, the background that fills the whole mesh.
+    pub geometry: Option<Geometry>,
+}
+
+/// The linear solver of each implicit step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    /// Jacobi iteration (`tl_use_jacobi`, the original's default).
+    Jacobi,
+    /// Conjugate gradients (`tl_use_cg`).
+    Cg,
+    /// Chebyshev iteration after CG pre-steps that estimate the eigenvalues (`tl_use_chebyshev`).
+    Chebyshev,
+    /// Polynomially preconditioned CG with Chebyshev inner steps (`tl_use_ppcg`).
+    Ppcg,
+}
+
+impl Solver {
+    /// The deck keyword that selects it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Solver::Jacobi => "tl_use_jacobi",
+            Solver::Cg => "tl_use_cg",
+            Solver::Chebyshev => "tl_use_chebyshev",
+            Solver::Ppcg => "tl_use_ppcg",
+        }
+    }
+}
+
+/// The preconditioner of the CG-family solvers (`tl_preconditioner_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preconditioner {
+    /// `none`.
+    None,
+    /// `jac_diag`: the inverse of the diagonal.
+    JacDiag,
+    /// `jac_block`: exact solves of the tridiagonal y-couplings in blocks of 4 rows.
+    JacBlock,
+}
+
+impl Preconditioner {
+    /// The deck word that selects it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Preconditioner::None => "none",
+            Preconditioner::JacDiag => "jac_diag",
+            Preconditioner::JacBlock => "jac_block",
+        }
+    }
+}
+
+/// What the conduction coefficient is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coefficient {
+    /// The density (`tl_coefficient_density`, the default).
+    Density,
+    /// The inverse of the density (`tl_coefficient_inverse_density`).
+    InverseDensity,
+}
+
+/// Everything a deck sets, with the original's defaults for what it leaves out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deck {
+    /// States in order; state 1 first. Later states overwrite earlier ones.
+    pub states: Vec<State>,
+    /// Cells in x.
+    pub x_cells: usize,
+    /// Cells in y.
+    pub y_cells: usize,
+    /// Domain left edge.
+    pub xmin: f64,
+    /// Domain bottom edge.
+    pub ymin: f64,
+    /// Domain right edge.
+    pub xmax: f64,
+    /// Domain top edge.
+    pub ymax: f64,
+    /// `initial_timestep`: every step's size.
+    pub dtinit: f64,
+    /// Simulated time at which to stop.
+    pub end_time: f64,
+    /// Step at which to stop.
+    pub end_step: u64,
+    /// Steps between field summaries (0: only at the start and the end).
+    pub summary_frequency: u64,
+    /// `tl_max_iters`: most solver iterations per step.
+    pub max_iters: u32,
+    /// `tl_eps`: convergence when the residual norm falls below `eps` times the initial one.
+    pub eps: f64,
+    /// The solver.
+    pub solver: Solver,
+    /// The preconditioner.
+    pub preconditioner: Preconditioner,
+    /// The conduction coefficient.
+    pub coefficient: Coefficient,
+    /// `tl_ch_cg_presteps`: CG steps before Chebyshev/PPCG may switch.
+    pub ch_cg_presteps: i64,
+    /// `tl_ch_cg_epslim`: the CG error below which Chebyshev/PPCG may switch.
+    pub ch_cg_epslim: f64,
+    /// `tl_ppcg_inner_steps` as resolved by the original (for PPCG without a value:
+    /// `4 * int(sqrt(sqrt(x_cells * y_cells)))`; otherwise -1 when not given).
+    pub ppcg_inner_steps: i64,
+    /// `tl_check_result`: recompute the true residual after each solve.
+    pub check_result: bool,
+    /// `reflective_boundary`: couple the boundary cells to their reflected halo cells instead
+    /// of zeroing the conduction coefficients on the domain faces.
+    pub reflective_boundary: bool,
+    /// `halo_depth`: depth of the halo updates of the density and energy and of the PPCG inner
+    /// steps' matrix-powers exchanges.
+    pub halo_depth: usize,
+    /// `profiler_on`.
+    pub profiler_on: bool,
+    /// `verbose_on`: print the residual of every iteration.
+    pub verbose: bool,
+    /// Published test problem number (0: none).
+    pub test_problem: u32,
+    /// Notes about accepted keywords that have no effect here.
+    pub notes: Vec<String>,
+}
+
+/// A real written as a single-precision literal in the original (its defaults are default-kind
+/// `REAL` constants widened to double).
+fn single(v: f32) -> f64 {
+    v as f64
+}
+
+impl Default for Deck {
+    /// The original reader's defaults (with no states).
+    fn default() -> Self {
+        Deck {
+            states: Vec::new(),
+            x_cells: 10,
+            y_cells: 10,
+            xmin: 0.0,
+            ymin: 0.0,
+            xmax: 100.0,
+            ymax: 100.0,
+            dtinit: single(0.1),
+            end_time: 10.0,
+            end_step: 640_000,
+            summary_frequency: 10,
+            max_iters: 1000,
+            eps: single(1.0e-10),
+            solver: Solver::Jacobi,
+            preconditioner: Preconditioner::None,
+            coefficient: Coefficient::Density,
+            ch_cg_presteps: 25,
+            ch_cg_epslim: 1.0,
+            ppcg_inner_steps: -1,
+            check_result: false,
+            reflective_boundary: false,
+            halo_depth: 1,
+            profiler_on: false,
+            verbose: false,
+            test_problem: 0,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// A problem in a deck, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeckError {
+    /// The deck's name (its path, or `<built-in ...>`).
+    pub file: String,
+    /// 1-based line number (0 when the file could not be read).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for DeckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+impl std::error::Error for DeckError {}
+
+/// Largest number of cells per direction accepted.
+pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
+/// Largest total number of cells accepted.
+pub const MAX_CELLS: usize = 1 << 31;
+/// Largest `halo_depth` accepted.
+pub const MAX_HALO_DEPTH: usize = 8;
+/// Largest `tl_max_iters` accepted (the solver keeps per-iteration CG coefficients).
+pub const MAX_ITERS: i64 = 100_000_000;
+
+/// Deck text of the built-in default problem (tea_bm_2: 250x250, CG, 10 steps, test problem 2).
+pub const DEFAULT_DECK: &str = include_str!("../decks/tea_bm_2.in");
+
+/// A word of the deck and the line it came from.
+#[derive(Clone, Debug)]
+struct Word {
+    text: String,
+    line: usize,
+}
+
+/// Splits the `*tea` block into logical lines of words, as the original reader does.
+///
+/// Returns the lines (each a list of words) and the line of the `*tea` marker.
+fn tokenize(file: &str, text: &str) -> Result<(Vec<Vec<Word>>, usize), DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut sections: Vec<(String, usize)> = Vec::new();
+    let mut in_tea = false;
+    let mut seen_tea: Option<usize> = None;
+    let mut closed = false;
+    let mut lines: Vec<Vec<Word>> = Vec::new();
+    let mut continuing = false;
+    let mut last_line = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i + 1;
+        last_line = lineno;
+        // Control characters and anything outside ASCII count as spaces.
+        let mut l: String = raw
+            .chars()
+            .map(|c| {
+                if (c as u32) < 32 || (c as u32) > 127 {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        if let Some(p) = l.find(['!', ';']) {
+            l.truncate(p);
+        }
+        let l = l.trim().to_ascii_lowercase();
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix('*') {
+            let name = rest.split([' ', '\t', '=', ',']).next().unwrap_or("");
+            if let Some(ended) = name.strip_prefix("end") {
+                match sections.pop() {
+                    Some((open, _)) if open == ended => {}
+                    Some((open, at)) => {
+                        return Err(err(
+                            lineno,
+                            format!("`*end{ended}` closes `*{open}` opened on line {at}"),
+                        ))
+                    }
+                    None => return Err(err(lineno, format!("`*end{ended}` without `*{ended}`"))),
+                }
+                if ended == "tea" && in_tea {
+                    in_tea = false;
+                    closed = true;
+                    if continuing {
+                        return Err(err(lineno, "`\\` continues into `*endtea`".into()));
+                    }
+                }
+            } else if name.is_empty() {
+                return Err(err(lineno, "`*` without a section name".into()));
+            } else if name == "tea" {
+                if seen_tea.is_some() {
+                    return Err(err(lineno, "a second `*tea` block".into()));
+                }
+                if !sections.is_empty() {
+                    return Err(err(lineno, "`*tea` inside another section".into()));
+                }
+                seen_tea = Some(lineno);
+                in_tea = true;
+                sections.push((name.to_string(), lineno));
+            } else {
+                sections.push((name.to_string(), lineno));
+            }
+            continue;
+        }
+        // Only the top level of the tea block is read.
+        if !in_tea || sections.len() != 1 {
+            continue;
+        }
+        let mut words: Vec<Word> = l
+            .split([' ', '\t', '=', ','])
+            .filter(|w| !w.is_empty())
+            .map(|w| Word {
+                text: w.to_string(),
+                line: lineno,
+            })
+            .collect();
+        let cont = words.last().is_some_and(|w| w.text == "\\");
+        if cont {
+            words.pop();
+        }
+        if words.iter().any(|w| w.text == "\\") {
+            return Err(err(lineno, "`\\` must be the last word of a line".into()));
+        }
+        match lines.last_mut() {
+            Some(last) if continuing => last.extend(words),
+            _ => lines.push(words),
+        }
+        continuing = cont;
+    }
+    let Some(start) = seen_tea else {
+        return Err(err(
+            last_line.max(1),
+            "no `*tea` block (the deck must hold `*tea` ... `*endtea`)".into(),
+        ));
+    };
+    if !closed {
+        return Err(err(
+            last_line.max(1),
+            format!("`*tea` on line {start} is never closed by `*endtea`"),
+        ));
+    }
+    Ok((lines, start))
+}
+
+/// A real number as the original reads it (Fortran `d` exponents allowed).
+fn parse_real(file: &str, w: &Word, key: &str) -> Result<f64, DeckError> {
+    let t = w.text.replace(['d', 'D'], "e");
+    let ok = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e'))
+        && t.chars().any(|c| c.is_ascii_digit());
+    match t.parse::<f64>() {
+        Ok(v) if ok && v.is_finite() => Ok(v),
+        _ => Err(DeckError {
+            file: file.to_string(),
+            line: w.line,
+            message: format!("`{key}` needs a real number, got `{}`", w.text),
+        }),
+    }
+}
+
+/// An integer (an optional sign and digits).
+fn parse_int(file: &str, w: &Word, key: &str) -> Result<i64, DeckError> {
+    let t = w.text.strip_prefix('+').unwrap_or(&w.text);
+    t.parse::<i64>().map_err(|_| DeckError {
+        file: file.to_string(),
+        line: w.line,
+        message: format!("`{key}` needs an integer, got `{}`", w.text),
+    })
+}
+
+#[derive(Default)]
+struct StateSpec {
+    line: usize,
+    density: Option<f64>,
+    energy: Option<f64>,
+    geometry: Option<(String, usize)>,
+    xmin: Option<f64>,
+    xmax: Option<f64>,
+    ymin: Option<f64>,
+    ymax: Option<f64>,
+    radius: Option<f64>,
+}
+
+/// Parses deck text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let (lines, start) = tokenize(file, text)?;
+    let mut deck = Deck::default();
+    let mut states: Vec<Option<StateSpec>> = Vec::new();
+    let mut seen: Vec<(&'static str, usize)> = Vec::new();
+    let mut end_line = start;
+    let mut inner_steps_given = false;
+    let mut precond_line = 0;
+    let mut halo_line = 0;
+
+    for words in &lines {
+        let mut it = words.iter().peekable();
+        while let Some(w) = it.next() {
+            end_line = w.line;
+            let key = w.text.as_str();
+            let mut value = |what: &str| -> Result<&Word, DeckError> {
+                it.next()
+                    .ok_or_else(|| err(w.line, format!("`{key}` needs {what} after it")))
+            };
+            // A value keyword given again keeps the last value, as in the original.
+            let mut again = |k: &'static str, notes: &mut Vec<String>| {
+                if let Some((_, at)) = seen.iter().find(|(s, _)| *s == k) {
+                    notes.push(format!(
+                        "line {}: `{k}` was already set on line {at}; the last value is used",
+                        w.line
+                    ));
+                }
+                seen.push((k, w.line));
+            };
+            match key {
+                "initial_timestep" => {
+                    again("initial_timestep", &mut deck.notes);
+                    let v = parse_real(file, value("a value")?, key)?;
+                    if v <= 0.0 {
+                        return Err(err(w.line, "`initial_timestep` must be positive".into()));
+                    }
+                    deck.dtinit = v;
+                }
+                "end_time" => {
+                    again("end_time", &mut deck.notes);
+                    deck.end_time = parse_real(file, value("a value")?, key)?;
+                }
+                "end_step" => {
+                    again("end_step", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 0 {
+                        return Err(err(w.line, "`end_step` must not be negative".into()));
+                    }
+                    deck.end_step = v as u64;
+                }
+                "xmin" | "xmax" | "ymin" | "ymax" => {
+                    let v = parse_real(file, value("a value")?, key)?;
+                    match key {
+                        "xmin" => {
+                            again("xmin", &mut deck.notes);
+                            deck.xmin = v
+                        }
+                        "xmax" => {
+                            again("xmax", &mut deck.notes);
+                            deck.xmax = v
+                        }
+                        "ymin" => {
+                            again("ymin", &mut deck.notes);
+                            deck.ymin = v
+                        }
+                        _ => {
+                            again("ymax", &mut deck.notes);
+                            deck.ymax = v
+                        }
+                    }
+                }
+                "x_cells" | "y_cells" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 1 || v as u64 > MAX_CELLS_PER_DIM as u64 {
+                        return Err(err(
+                            w.line,
+                            format!("`{key}` must be between 1 and {MAX_CELLS_PER_DIM}, got {v}"),
+                        ));
+                    }
+                    if key == "x_cells" {
+                        again("x_cells", &mut deck.notes);
+                        deck.x_cells = v as usize;
+                    } else {
+                        again("y_cells", &mut deck.notes);
+                        deck.y_cells = v as usize;
+                    }
+                }
+                "summary_frequency" => {
+                    again("summary_frequency", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 0 {
+                        return Err(err(w.line, format!("`{key}` must not be negative")));
+                    }
+                    deck.summary_frequency = v as u64;
+                }
+                "tl_max_iters" => {
+                    again("tl_max_iters", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if !(1..=MAX_ITERS).contains(&v) {
+                        return Err(err(
+                            w.line,
+                            format!("`tl_max_iters` must be between 1 and {MAX_ITERS}, got {v}"),
+                        ));
+                    }
+                    deck.max_iters = v as u32;
+                }
+                "tl_eps" => {
+                    again("tl_eps", &mut deck.notes);
+                    deck.eps = parse_real(file, value("a value")?, key)?;
+                }
+                "tl_ch_cg_presteps" => {
+                    again("tl_ch_cg_presteps", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v.unsigned_abs() > MAX_ITERS as u64 {
+                        return Err(err(w.line, format!("`{key}` {v} is out of range")));
+                    }
+                    deck.ch_cg_presteps = v;
+                }
+                "tl_ch_cg_epslim" => {
+                    again("tl_ch_cg_epslim", &mut deck.notes);
+                    deck.ch_cg_epslim = parse_real(file, value("a value")?, key)?;
+                }
+                "tl_ppcg_inner_steps" => {
+                    again("tl_ppcg_inner_steps", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if !(-1..=MAX_ITERS).contains(&v) {
+                        return Err(err(
+                            w.line,
+                            format!("`{key}` must be between -1 and {MAX_ITERS}, got {v}"),
+                        ));
+                    }
+                    deck.ppcg_inner_steps = v;
+                    inner_steps_given = true;
+                }
+                "tl_use_jacobi" | "tl_use_cg" | "tl_use_chebyshev" | "tl_use_ppcg" => {
+                    let s = match key {
+                        "tl_use_jacobi" => Solver::Jacobi,
+                        "tl_use_cg" => Solver::Cg,
+                        "tl_use_chebyshev" => Solver::Chebyshev,
+                        _ => Solver::Ppcg,
+                    };
+                    if let Some((_, at)) = seen.iter().find(|(k, _)| *k == "solver") {
+                        deck.notes.push(format!(
+                            "line {}: `{key}` overrides the solver chosen on line {at}",
+                            w.line
+                        ));
+                    }
+                    seen.push(("solver", w.line));
+                    deck.solver = s;
+                }
+                "tl_preconditioner_type" => {
+                    // Every further word of the line names a preconditioner; the last one wins.
+                    let mut any = false;
+                    for pw in it.by_ref() {
+                        deck.preconditioner = match pw.text.as_str() {
+                            "none" => Preconditioner::None,
+                            "jac_diag" => Preconditioner::JacDiag,
+                            "jac_block" => Preconditioner::JacBlock,
+                            other => {
+                                return Err(err(
+                                    pw.line,
+                                    format!(
+                                        "invalid preconditioner type `{other}` (none, jac_diag \
+                                         or jac_block)"
+                                    ),
+                                ))
+                            }
+                        };
+                        any = true;
+                    }
+                    if !any {
+                        return Err(err(
+                            w.line,
+                            "`tl_preconditioner_type` needs none, jac_diag or jac_block after it"
+                                .into(),
+                        ));
+                    }
+                    precond_line = w.line;
+                }
+                "tl_coefficient_density" => deck.coefficient = Coefficient::Density,
+                "tl_coefficient_inverse_density" => deck.coefficient = Coefficient::InverseDensity,
+                "tl_check_result" => deck.check_result = true,
+                "reflective_boundary" => deck.reflective_boundary = true,
+                "verbose_on" => deck.verbose = true,
+                "profiler_on" => deck.profiler_on = true,
+                "halo_depth" => {
+                    again("halo_depth", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 1 {
+                        return Err(err(
+                            w.line,
+                            format!("invalid halo exchange depth {v} (must be at least 1)"),
+                        ));
+                    }
+                    if v as u64 > MAX_HALO_DEPTH as u64 {
+                        return Err(err(
+                            w.line,
+                            format!("`halo_depth` {v} is above the supported {MAX_HALO_DEPTH}"),
+                        ));
+                    }
+                    deck.halo_depth = v as usize;
+                    halo_line = w.line;
+                }
+                "test_problem" => {
+                    again("test_problem", &mut deck.notes);
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if !(0..=i64::from(u32::MAX)).contains(&v) {
+                        return Err(err(w.line, "`test_problem` must not be negative".into()));
+                    }
+                    deck.test_problem = v as u32;
+                }
+                "visit_frequency" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    if v < 0 {
+                        return Err(err(w.line, format!("`{key}` must not be negative")));
+                    }
+                    if v > 0 {
+                        deck.notes.push(format!(
+                            "line {}: `visit_frequency {v}` ignored: this port writes no \
+                             visualisation files",
+                            w.line
+                        ));
+                    }
+                }
+                "tiles_per_task" | "sub_tiles_per_tile" | "tiles_per_problem"
+                | "tiling_frequency" => {
+                    let v = parse_int(file, value("a value")?, key)?;
+                    deck.notes.push(format!(
+                        "line {}: `{key} {v}` ignored: how a loop is split over threads is the \
+                         runtime's business here",
+                        w.line
+                    ));
+                }
+                "use_fortran_kernels" | "use_c_kernels" => {
+                    deck.notes.push(format!(
+                        "line {}: `{key}` ignored: kernels come from one #[kernel] source",
+                        w.line
+                    ));
+                }
+                "state" => {
+                    let nw = value("a state number")?;
+                    let n = parse_int(file, nw, "state")?;
+                    if !(1..=1000).contains(&n) {
+                        return Err(err(
+                            w.line,
+                            format!("state number must be between 1 and 1000, got {n}"),
+                        ));
+                    }
+                    let n = n as usize;
+                    if states.len() < n {
+                        states.resize_with(n, || None);
+                    }
+                    if let Some(prev) = &states[n - 1] {
+                        return Err(err(
+                            w.line,
+                            format!("state {n} is defined twice (first on line {})", prev.line),
+                        ));
+                    }
+                    let mut s = StateSpec {
+                        line: w.line,
+                        ..Default::default()
+                    };
+                    // The rest of the logical line belongs to the state.
+                    let mut seen_keys: Vec<&str> = Vec::new();
+                    while let Some(sw) = it.next() {
+                        let skey = sw.text.as_str();
+                        if seen_keys.contains(&skey) {
+                            return Err(err(
+                                sw.line,
+                                format!("state {n}: `{skey}` is given twice"),
+                            ));
+                        }
+                        let mut sval = || -> Result<&Word, DeckError> {
+                            it.next().ok_or_else(|| {
+                                err(
+                                    sw.line,
+                                    format!("state {n}: `{skey}` needs a value after it"),
+                                )
+                            })
+                        };
+                        match skey {
+                            "density" => s.density = Some(parse_real(file, sval()?, skey)?),
+                            "energy" => s.energy = Some(parse_real(file, sval()?, skey)?),
+                            "xmin" => s.xmin = Some(parse_real(file, sval()?, skey)?),
+                            "xmax" => s.xmax = Some(parse_real(file, sval()?, skey)?),
+                            "ymin" => s.ymin = Some(parse_real(file, sval()?, skey)?),
+                            "ymax" => s.ymax = Some(parse_real(file, sval()?, skey)?),
+                            "radius" => s.radius = Some(parse_real(file, sval()?, skey)?),
+                            "geometry" => {
+                                let g = sval()?;
+                                match g.text.as_str() {
+                                    "rectangle" | "circle" | "point" => {
+                                        s.geometry = Some((g.text.clone(), g.line))
+                                    }
+                                    other => {
+                                        return Err(err(
+                                            g.line,
+                                            format!(
+                                                "state {n}: unknown geometry `{other}` \
+                                                 (rectangle, circle or point)"
+                                            ),
+                                        ))
+                                    }
+                                }
+                            }
+                            other => {
+                                return Err(err(
+                                    sw.line,
+                                    format!(
+                                        "state {n}: unknown keyword `{other}` (density, energy, \
+                                         geometry, xmin, xmax, ymin, ymax, radius)"
+                                    ),
+                                ))
+                            }
+                        }
+                        seen_keys.push(skey);
+                    }
+                    states[n - 1] = Some(s);
+                }
+                other => {
+                    return Err(err(w.line, format!("unknown keyword `{other}`")));
+                }
+            }
+        }
+    }
+
+    // Whole-deck checks.
+    if states.is_empty() {
+        return Err(err(
+            end_line,
+            "no states defined (at least `state 1` is needed)".into(),
+        ));
+    }
+    if deck.xmax <= deck.xmin {
+        return Err(err(
+            end_line,
+            format!(
+                "the domain is empty: xmin {} is not below xmax {}",
+                deck.xmin, deck.xmax
+            ),
+        ));
+    }
+    if deck.ymax <= deck.ymin {
+        return Err(err(
+            end_line,
+            format!(
+                "the domain is empty: ymin {} is not below ymax {}",
+                deck.ymin, deck.ymax
+            ),
+        ));
+    }
+    if deck.x_cells.saturating_mul(deck.y_cells) > MAX_CELLS {
+        return Err(err(
+            end_line,
+            format!(
+                "{} x {} cells is more than {MAX_CELLS}",
+                deck.x_cells, deck.y_cells
+            ),
+        ));
+    }
+    if deck.halo_depth > 1 && deck.preconditioner == Preconditioner::JacBlock {
+        return Err(err(
+            precond_line.max(halo_line),
+            format!(
+                "the jac_block preconditioner needs halo_depth 1 (got {}), as in the original",
+                deck.halo_depth
+            ),
+        ));
+    }
+    // The original's guess for PPCG's inner steps when the deck gives none (in single
+    // precision, as it computes it).
+    if !inner_steps_given && deck.solver == Solver::Ppcg {
+        let cells = (deck.x_cells * deck.y_cells) as f32;
+        deck.ppcg_inner_steps = 4 * (cells.sqrt().sqrt() as i64);
+    }
+    let last_state_line = states
+        .iter()
+        .flatten()
+        .map(|s| s.line)
+        .max()
+        .unwrap_or(end_line);
+    for (i, s) in states.iter().enumerate() {
+        let n = i + 1;
+        let Some(s) = s else {
+            return Err(err(
+                last_state_line,
+                format!("state {n} is missing (states must be numbered 1, 2, 3, ...)"),
+            ));
+        };
+        let line = s.line;
+        let density = s
+            .density
+            .ok_or_else(|| err(line, format!("state {n} has no density")))?;
+        if density <= 0.0 {
+            return Err(err(
+                line,
+                format!("state {n}: density must be positive, got {density}"),
+            ));
+        }
+        let energy = s
+            .energy
+            .ok_or_else(|| err(line, format!("state {n} has no energy")))?;
+        let geometry = if n == 1 {
+            if s.geometry.is_some() || s.radius.is_some() {
+                deck.notes.push(format!(
+                    "line {line}: state 1 is the background and fills the whole mesh; its \
+                     geometry is ignored"
+                ));
+            }
+            None
+        } else {
+            let (g, gline) = s.geometry.clone().ok_or_else(|| {
+                err(
+                    line,
+                    format!("state {n} needs a geometry (rectangle, circle or point)"),
+                )
+            })?;
+            let need = |v: Option<f64>, what: &str| {
+                v.ok_or_else(|| err(gline, format!("state {n}: {g} geometry needs `{what}`")))
+            };
+            Some(match g.as_str() {
+                "rectangle" => {
+                    let (xmin, xmax) = (need(s.xmin, "xmin")?, need(s.xmax, "xmax")?);
+                    let (ymin, ymax) = (need(s.ymin, "ymin")?, need(s.ymax, "ymax")?);
+                    if xmax <= xmin || ymax <= ymin {
+                        return Err(err(
+                            gline,
+                            format!(
+                                "state {n}: impossible rectangle [{xmin}, {xmax}] x \
+                                 [{ymin}, {ymax}] (min must be below max)"
+                            ),
+                        ));
+                    }
+                    Geometry::Rectangle {
+                        xmin,
+                        xmax,
+                        ymin,
+                        ymax,
+                    }
+                }
+                "circle" => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    let radius = need(s.radius, "radius")?;
+                    if radius <= 0.0 {
+                        return Err(err(
+                            gline,
+                            format!("state {n}: impossible circle of radius {radius}"),
+                        ));
+                    }
+                    Geometry::Circle { x, y, radius }
+                }
+                _ => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    Geometry::Point { x, y }
+                }
+            })
+        };
+        deck.states.push(State {
+            density,
+            energy,
+            geometry,
+        });
+    }
+    Ok(deck)
+}
+
+/// Reads and parses a deck file.
+pub fn load(path: &std::path::Path) -> Result<Deck, DeckError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| DeckError {
+        file: name.clone(),
+        line: 0,
+        message: format!("cannot read the deck: {e}"),
+    })?;
+    parse(&name, &String::from_utf8_lossy(&bytes))
+}
+
+impl Deck {
+    /// Mesh spacing in x (the original divides by the cell count as a default-kind real).
+    pub fn dx(&self) -> f64 {
+        (self.xmax - self.xmin) / (self.x_cells as f32 as f64)
+    }
+
+    /// Mesh spacing in y.
+    pub fn dy(&self) -> f64 {
+        (self.ymax - self.ymin) / (self.y_cells as f32 as f64)
+    }
+
+    /// The region bounds the generator tests cells against for state `n` (0-based):
+    /// `[xmin, xmax, ymin, ymax, radius]`, with the original's inward nudge of a hundredth of a
+    /// cell on every state after the first (a circle's centre and a point move up and right).
+    pub fn generator_bounds(&self, n: usize) -> [f64; 5] {
+        let (dx, dy) = (self.dx(), self.dy());
+        match self.states[n].geometry {
+            None => [0.0; 5],
+            Some(Geometry::Rectangle {
+                xmin,
+                xmax,
+                ymin,
+                ymax,
+            }) => [
+                xmin + dx / 100.0,
+                xmax - dx / 100.0,
+                ymin + dy / 100.0,
+                ymax - dy / 100.0,
+                0.0,
+            ],
+            Some(Geometry::Circle { x, y, radius }) => {
+                [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, radius]
+            }
+            Some(Geometry::Point { x, y }) => [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, 0.0],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BM1: &str = "*tea\nstate 1 density=100.0 energy=0.0001\nstate 2 density=0.1 \
+        energy=25.0 geometry=rectangle xmin=0.0 xmax=1.0 ymin=1.0 ymax=2.0\nx_cells=10\n\
+        y_cells=10\nxmin=0.0\nymin=0.0\nxmax=10.0\nymax=10.0\ninitial_timestep=0.004\n\
+        end_step=10\ntl_max_iters=10000\ntl_use_cg\ntl_eps 1.0e-15\ntest_problem 1\n*endtea\n";
+
+    fn e(text: &str) -> DeckError {
+        parse("t.in", text).unwrap_err()
+    }
+
+    #[test]
+    fn parses_a_benchmark_deck() {
+        let d = parse("t.in", BM1).unwrap();
+        assert_eq!((d.x_cells, d.y_cells), (10, 10));
+        assert_eq!(d.xmax, 10.0);
+        assert_eq!(d.dtinit, 0.004);
+        assert_eq!(d.end_step, 10);
+        assert_eq!(d.max_iters, 10000);
+        assert_eq!(d.solver, Solver::Cg);
+        assert_eq!(d.eps, 1.0e-15);
+        assert_eq!(d.test_problem, 1);
+        assert_eq!(d.states.len(), 2);
+        assert_eq!(d.states[0].geometry, None);
+        assert_eq!(
+            d.states[1].geometry,
+            Some(Geometry::Rectangle {
+                xmin: 0.0,
+                xmax: 1.0,
+                ymin: 1.0,
+                ymax: 2.0
+            })
+        );
+        assert!(d.notes.is_empty(), "{:?}", d.notes);
+    }
+
+    #[test]
+    fn defaults_are_the_originals() {
+        let d = parse("t", "*tea\nstate 1 density 1 energy 1\n*endtea").unwrap();
+        assert_eq!(d.solver, Solver::Jacobi);
+        assert_eq!(d.preconditioner, Preconditioner::None);
+        assert_eq!(d.coefficient, Coefficient::Density);
+        assert_eq!(d.max_iters, 1000);
+        // Single-precision literals in the original.
+        assert_eq!(d.eps, 1.0e-10f32 as f64);
+        assert_eq!(d.dtinit, 0.1f32 as f64);
+        assert_eq!(d.end_step, 640_000);
+        assert_eq!(d.end_time, 10.0);
+        assert_eq!(d.halo_depth, 1);
+        assert_eq!(d.ch_cg_presteps, 25);
+        assert_eq!(d.ppcg_inner_steps, -1);
+        assert_eq!((d.xmax, d.ymax, d.x_cells), (100.0, 100.0, 10));
+    }
+
+    #[test]
+    fn default_deck_is_the_benchmark() {
+        let d = parse("<built-in>", DEFAULT_DECK).unwrap();
+        assert_eq!((d.x_cells, d.y_cells), (250, 250));
+        assert_eq!(d.end_step, 10);
+        assert_eq!(d.test_problem, 2);
+        assert_eq!(d.solver, Solver::Cg);
+    }
+
+    #[test]
+    fn ppcg_inner_steps_guess() {
+        let d = parse(
+            "t",
+            "*tea\nstate 1 density 1 energy 1\nx_cells 250 y_cells 250 tl_use_ppcg\n*endtea",
+        )
+        .unwrap();
+        assert_eq!(d.ppcg_inner_steps, 60);
+        let d = parse(
+            "t",
+            "*tea\nstate 1 density 1 energy 1\ntl_use_ppcg tl_ppcg_inner_steps 7\n*endtea",
+        )
+        .unwrap();
+        assert_eq!(d.ppcg_inner_steps, 7);
+        let d = parse("t", "*tea\nstate 1 density 1 energy 1\ntl_use_cg\n*endtea").unwrap();
+        assert_eq!(d.ppcg_inner_steps, -1);
+    }
+
+    #[test]
+    fn solver_and_preconditioner_words() {
+        let d = parse(
+            "t",
+            "*TEA\nstate 1 density 1 energy 1\nTL_USE_CHEBYSHEV\ntl_preconditioner_type \
+             jac_diag\ntl_coefficient_inverse_density tl_check_result reflective_boundary\n\
+             halo_depth=2 verbose_on\n*ENDTEA",
+        )
+        .unwrap();
+        assert_eq!(d.solver, Solver::Chebyshev);
+        assert_eq!(d.preconditioner, Preconditioner::JacDiag);
+        assert_eq!(d.coefficient, Coefficient::InverseDensity);
+        assert!(d.check_result && d.reflective_boundary && d.verbose);
+        assert_eq!(d.halo_depth, 2);
+        let err = e("*tea\nstate 1 density 1 energy 1\ntl_preconditioner_type foo\n*endtea");
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("foo"), "{err}");
+        let err = e(
+            "*tea\nstate 1 density 1 energy 1\ntl_preconditioner_type jac_block\n\
+             halo_depth 2\n*endtea",
+        );
+        assert!(err.message.contains("jac_block"), "{err}");
+        // The last solver keyword wins, with a note.
+        let d = parse(
+            "t",
+            "*tea\nstate 1 density 1 energy 1\ntl_use_cg\ntl_use_ppcg\n*endtea",
+        )
+        .unwrap();
+        assert_eq!(d.solver, Solver::Ppcg);
+        assert_eq!(d.notes.len(), 1);
+    }
+
+    #[test]
+    fn syntax_variants() {
+        let d = parse(
+            "t",
+            "junk before\n*TEA\n STATE 1 Density 0.5, energy=2 ! comment\n\
+             x_cells 4 y_cells=3 ; more comment\n end_step=5 \\\n summary_frequency 0\n\
+             *endtea\ntrailing junk\n",
+        )
+        .unwrap();
+        assert_eq!(d.states[0].density, 0.5);
+        assert_eq!(d.states[0].energy, 2.0);
+        assert_eq!(
+            (d.x_cells, d.y_cells, d.end_step, d.summary_frequency),
+            (4, 3, 5, 0)
+        );
+        let d = parse("t", "*tea\nstate 1 density 1.5d0 energy 2E-1\n*endtea").unwrap();
+        assert_eq!(d.states[0].density, 1.5);
+        assert_eq!(d.states[0].energy, 0.2);
+    }
+
+    #[test]
+    fn known_keywords_leave_notes() {
+        let d = parse(
+            "t",
+            "*tea\nstate 1 density 1 energy 1\ntiles_per_task 4 use_fortran_kernels\n\
+             visit_frequency 10 profiler_on\n*endtea",
+        )
+        .unwrap();
+        assert_eq!(d.notes.len(), 3, "{:?}", d.notes);
+        assert!(d.profiler_on);
+        let d = parse(
+            "t",
+            "*tea\nstate 1 density 1 energy 1\nx_cells 3\nx_cells 5\n*endtea",
+        )
+        .unwrap();
+        assert_eq!(d.x_cells, 5);
+        assert_eq!(d.notes.len(), 1);
+    }
+
+    #[test]
+    fn errors_have_lines() {
+        let err = e("*tea\nstate 1 density 1 energy 1\n\n bogus=3\n*endtea");
+        assert_eq!(err.line, 4);
+        assert_eq!(err.to_string(), "t.in:4: unknown keyword `bogus`");
+        let err = e("*tea\nstate 1 density 1 energy 1\nx_cells=1.5\n*endtea");
+        assert_eq!(err.line, 3);
+        let err = e("*tea\nstate 1 density 1 energy 1\nxmin abc\n*endtea");
+        assert_eq!(err.line, 3);
+        let err = e("*tea\nstate 1 density 1 energy 1\ntl_eps\n*endtea");
+        assert_eq!(err.line, 3);
+        let err = e(
+            "*tea\nstate 1 density 1 energy 1\nstate 3 density 1 energy 1 \
+                     geometry circle xmin 1 ymin 1 radius 1\n*endtea",
+        );
+        assert!(err.message.contains("state 2 is missing"), "{err}");
+        let err = e("*tea\nx_cells 3\n*endtea");
+        assert!(err.message.contains("no states"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\nstate 1 density 1 energy 1\n*endtea");
+        assert_eq!(err.line, 3);
+        let err = e(
+            "*tea\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1 geometry \
+                     rectangle xmin 5 xmax 1 ymin 0 ymax 1\n*endtea",
+        );
+        assert!(err.message.contains("impossible"), "{err}");
+        let err = e(
+            "*tea\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1 geometry \
+                     triangle\n*endtea",
+        );
+        assert!(err.message.contains("triangle"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\nstate 2 density 1 energy 1\n*endtea");
+        assert!(err.message.contains("geometry"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1 xvel 3\n*endtea");
+        assert!(err.message.contains("xvel"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\nxmin 5 xmax 1\n*endtea");
+        assert!(err.message.contains("domain"), "{err}");
+        let err = e("state 1 density 1 energy 1\n");
+        assert!(err.message.contains("*tea"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\n");
+        assert!(err.message.contains("never closed"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\nend_time nan\n*endtea");
+        assert_eq!(err.line, 3);
+        let err = e("*tea\nstate 1 density 0 energy 1\n*endtea");
+        assert!(err.message.contains("density"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\nhalo_depth 0\n*endtea");
+        assert!(err.message.contains("halo"), "{err}");
+        let err = e("*tea\nstate 1 density 1 energy 1\ntl_max_iters 0\n*endtea");
+        assert!(err.message.contains("tl_max_iters"), "{err}");
+    }
+
+    #[test]
+    fn expected_values() {
+        assert_eq!(expected_temperature(2), Some(106.27221178646569));
+        assert_eq!(expected_temperature(7), None);
+    }
+
+    #[test]
+    fn reference_decks_parse() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/reference/decks/tealeaf"
+        );
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            let d = load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(d.solver, Solver::Cg);
+        }
+    }
+}
