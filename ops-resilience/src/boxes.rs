@@ -263,6 +263,10 @@ impl BoxList {
             return;
         }
         self.boxes.retain(|x| !b.contains(x));
+        if !self.overlaps(&b) {
+            self.push_merged(b);
+            return;
+        }
         // The parts of `b` not covered yet.
         let mut pieces = vec![b];
         let mut next = Vec::new();
@@ -313,17 +317,30 @@ impl BoxList {
         if b.is_empty() || !self.overlaps(b) {
             return;
         }
-        let old = std::mem::take(&mut self.boxes);
+        // Boxes inside `b` go; boxes partly inside are cut (allocating only then).
         let mut pieces = Vec::new();
-        for x in old {
-            if x.overlaps(b) {
-                pieces.clear();
+        let mut i = 0;
+        while i < self.boxes.len() {
+            let x = self.boxes[i];
+            if b.contains(&x) {
+                self.boxes.swap_remove(i);
+            } else if x.overlaps(b) {
+                self.boxes.swap_remove(i);
                 x.subtract(b, &mut pieces);
-                for p in pieces.drain(..) {
-                    self.push_merged(p);
-                }
             } else {
-                self.boxes.push(x);
+                i += 1;
+            }
+        }
+        for p in pieces {
+            self.push_merged(p);
+        }
+    }
+
+    /// Adds `self ∩ b` to `out` without building the intersection first.
+    pub fn add_intersection_to(&self, b: &Bx, out: &mut BoxList) {
+        for x in &self.boxes {
+            if let Some(i) = x.intersect(b) {
+                out.add(i);
             }
         }
     }

@@ -119,7 +119,7 @@ fn parse_level(s: &str) -> Result<u8, String> {
 /// ```
 /// use clap::Parser;
 /// use ops_resilience::config::{Interval, ResilienceArgs};
-/// #[derive(Parser)]
+/// #[derive(Parser, Debug)]
 /// struct Cli {
 ///     #[command(flatten)]
 ///     res: ResilienceArgs,

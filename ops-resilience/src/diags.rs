@@ -50,8 +50,10 @@ pub struct LocationReport {
     pub chosen: Option<String>,
     /// Why.
     pub reason: String,
-    /// At which loop index it was chosen.
+    /// At which loop index it was (last) chosen.
     pub chosen_at_loop: Option<u64>,
+    /// How often later samples revised the choice.
+    pub revisions: u32,
     /// The candidates measured, cheapest first.
     pub candidates: Vec<Candidate>,
 }
@@ -106,6 +108,10 @@ pub struct CheckpointReport {
     pub recompute_loops: usize,
     /// Seconds the computation was blocked (snapshots and commit).
     pub stall_s: f64,
+    /// Of the stall: seconds copying data out of the backend.
+    pub copy_s: f64,
+    /// Of the stall: seconds in the store's `commit`.
+    pub commit_s: f64,
     /// Seconds writing to disk (`None` until known: asynchronous stores report it later,
     /// memory mode only when written out).
     pub write_s: Option<f64>,
@@ -174,6 +180,10 @@ pub struct Report {
     pub restore: Option<RestoreReport>,
     /// Things the user should know (hints that could not be honoured, ...).
     pub warnings: Vec<String>,
+    /// Seconds the tracker spent in loop hooks, checkpoint stalls excluded (its overhead).
+    pub tracking_s: f64,
+    /// Seconds from installing the tracker to the end of the run.
+    pub run_s: f64,
 }
 
 impl Report {
@@ -209,14 +219,16 @@ impl Report {
     /// One checkpoint at `level` (1: one line; 2: with saved datasets; 3: every decision).
     pub fn checkpoint_text(c: &CheckpointReport, level: u8) -> String {
         let mut s = format!(
-            "ops-resilience: checkpoint {} at loop {} ({}): {} in {} dataset(s), region {} loops, stall {:.4} s",
+            "ops-resilience: checkpoint {} at loop {} ({}): {} in {} dataset(s), region {} loops, stall {:.4} s (copy {:.4} s, commit {:.4} s)",
             c.sequence,
             c.loop_index,
             c.location,
             human_bytes(c.bytes),
             c.datasets.len(),
             c.region_loops,
-            c.stall_s
+            c.stall_s,
+            c.copy_s,
+            c.commit_s
         );
         if let Some(w) = c.write_s {
             s.push_str(&format!(", write {w:.4} s"));

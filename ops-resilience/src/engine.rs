@@ -30,7 +30,7 @@ use crate::diags::{
     human_bytes, Candidate, CheckpointReport, Decision, RejectedReport, Report, RestoreReport,
     SavedReport,
 };
-use crate::location::{spec_matches, LocTable, SAMPLES};
+use crate::location::{spec_matches, LocTable};
 use crate::meta::{frame, unframe, CkptMeta, DatState, ResilientMeta, TrackerState, META_VERSION};
 use crate::region::{EntryKind, Region, SnapFn};
 use crate::store::{
@@ -115,7 +115,7 @@ pub struct Resilience {
     ids: Vec<DatId>,
     locs: LocTable,
     fixed_match: Vec<Option<bool>>,
-    seen: HashSet<(u32, u32)>,
+    seen: HashSet<(u32, u32), crate::track::FastState>,
     pure_writes: bool,
     history: Vec<HistEntry>,
     init_history: Option<Vec<HistEntry>>,
@@ -142,6 +142,8 @@ pub struct Resilience {
     error: Option<OpsError>,
     started: Instant,
     read_time: Duration,
+    hook_time: Duration,
+    stall_time: Duration,
 }
 
 fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
@@ -200,7 +202,7 @@ impl Resilience {
             ids: Vec::new(),
             locs: LocTable::default(),
             fixed_match: Vec::new(),
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             pure_writes: true,
             history: Vec::new(),
             init_history: Some(Vec::new()),
@@ -227,6 +229,8 @@ impl Resilience {
             error: None,
             started: Instant::now(),
             read_time: Duration::ZERO,
+            hook_time: Duration::ZERO,
+            stall_time: Duration::ZERO,
             cfg,
         }
     }
@@ -239,6 +243,11 @@ impl Resilience {
     /// The report so far.
     pub fn report(&self) -> &Report {
         &self.report
+    }
+
+    /// Every loop location seen so far, with its statistics.
+    pub fn locations(&self) -> &[crate::location::LocInfo] {
+        &self.locs.locs
     }
 
     /// Loops seen so far (the next loop's index).
@@ -533,7 +542,7 @@ impl Resilience {
 
     /// After an iteration of a resilient region ran: checkpoints what resilient regions wrote
     /// when one is due (every N-th iteration: `iteration % N == 0`, or the interval elapsed).
-    pub fn resilient_exit(&mut self, label: &str, iteration: u64) {
+    pub fn resilient_exit(&mut self, ops: &Ops, label: &str, iteration: u64) {
         self.in_closure = false;
         self.closure_loops = self.closure_loops.max(self.index - self.closure_start);
         if self.store.is_none() || !matches!(self.mode, Mode::Normal) || self.region.is_some() {
@@ -548,6 +557,7 @@ impl Resilience {
             return;
         }
         self.manual = false;
+        self.refresh_live(ops);
         let bound = MIN_REGION_LOOPS.max(2 * self.closure_loops);
         self.open_region(
             self.index,
@@ -567,6 +577,9 @@ impl Resilience {
     /// Learns about datasets declared since the last call.
     fn sync(&mut self, ops: &Ops) {
         let n = ops.dat_count();
+        if n == self.dats.len() {
+            return;
+        }
         while self.dats.len() < n {
             let i = self.dats.len();
             let id = ops.dat_id(i).expect("index below dat_count");
@@ -578,6 +591,10 @@ impl Resilience {
             ));
             self.ids.push(id);
         }
+    }
+
+    /// Refreshes which datasets are still allocated (before regions pick their targets).
+    fn refresh_live(&mut self, ops: &Ops) {
         for (i, d) in self.dats.iter_mut().enumerate() {
             if d.live {
                 d.live = ops.dat_desc(self.ids[i]).map(|x| x.live).unwrap_or(false);
@@ -644,9 +661,6 @@ impl Resilience {
         self.reason = why;
         self.target_occ = self.locs.locs[id as usize].count;
         self.last_ckpt_occ = self.target_occ;
-        for (l, _) in self.dry.drain(..) {
-            self.locs.locs[l as usize].sampling = false;
-        }
         let mut cands: Vec<Candidate> = self
             .locs
             .locs
@@ -655,7 +669,7 @@ impl Resilience {
                 l.stats().map(|(min, mean, max)| Candidate {
                     location: l.key.clone(),
                     occurrences: l.count,
-                    samples: l.samples.len(),
+                    samples: l.sampled as usize,
                     bytes_min: min,
                     bytes_mean: mean,
                     bytes_max: max,
@@ -948,6 +962,7 @@ impl Resilience {
         if let Some(o) = self.region.as_mut() {
             o.stall = t0.elapsed();
         }
+        self.stall_time += t0.elapsed();
     }
 
     fn warn(&mut self, w: String) {
@@ -969,6 +984,7 @@ impl Resilience {
         };
         let res = open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>);
         open.stall += t0.elapsed();
+        self.stall_time += t0.elapsed();
         if let Err(e) = res {
             self.warn(format!("checkpoint {} abandoned: {e}", open.sequence));
             return;
@@ -995,6 +1011,7 @@ impl Resilience {
             self.warn(format!("checkpoint {} abandoned: {e}", open.sequence));
             return;
         }
+        let t_copied = t0.elapsed();
         let drops = self.alias_drops(&open.region);
         let mut dropped_alias: Vec<Option<u32>> = vec![None; open.region.entries.len()];
         for (e, other) in &drops {
@@ -1154,8 +1171,10 @@ impl Resilience {
         let Some(store) = self.store.as_mut() else {
             return;
         };
+        let t_built = t0.elapsed();
         let result = store.commit(ck);
         let stall = open.stall + t0.elapsed();
+        self.stall_time += t0.elapsed();
         self.last_end = Instant::now();
         self.last_cost = Some(stall);
         let mut rep = CheckpointReport {
@@ -1168,6 +1187,8 @@ impl Resilience {
             decisions,
             recompute_loops,
             stall_s: stall.as_secs_f64(),
+            copy_s: (open.stall + t_copied).as_secs_f64(),
+            commit_s: (t0.elapsed() - t_built).as_secs_f64(),
             ..CheckpointReport::default()
         };
         match result {
@@ -1216,19 +1237,18 @@ impl Resilience {
         }
     }
 
-    /// The learning phase: advance dry regions, start new ones, choose when ready.
+    /// The location statistics: advance dry regions, start new ones, choose when ready, and
+    /// revise the choice when later samples show a clearly cheaper location.
     fn learn(&mut self, loc: u32, index: u64, fp: &Footprint) {
         let mut never = |_: u32, _: &Bx| -> Result<Vec<u8>, String> {
             unreachable!("dry regions copy nothing")
         };
-        // Start one here if this location needs samples (not at its first occurrence).
-        let li = &self.locs.locs[loc as usize];
-        if li.count >= 2 && li.samples.len() < SAMPLES && !li.sampling {
-            let bound = MIN_REGION_LOOPS.max(2 * li.max_gap);
+        if self.locs.wants_sample(loc) && self.locs.steady(index) {
+            let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let mut r = Region::new(index, bound, false);
             self.add_targets(&mut r, false, false);
             self.dry.push((loc, r));
-            self.locs.locs[loc as usize].sampling = true;
+            self.locs.start_sample(loc);
         }
         let mut finished = false;
         let mut k = 0;
@@ -1242,16 +1262,52 @@ impl Resilience {
                     let e = &r.entries[e];
                     bytes -= e.save_points() * e.point_bytes;
                 }
-                let info = &mut self.locs.locs[l as usize];
-                info.samples.push(bytes);
-                info.sampling = false;
+                self.locs.sample(l, bytes);
+                self.locs.locs[l as usize].sampling = false;
                 finished = true;
             } else {
                 k += 1;
             }
         }
         if finished {
-            self.try_choose(index, false);
+            match self.target {
+                Target::Learn => self.try_choose(index, false),
+                Target::Chosen(_) => self.maybe_revise(index),
+                _ => {}
+            }
+        }
+    }
+
+    /// Switches to a clearly cheaper location (mean at least 10 % smaller), or away from one
+    /// that stopped being a candidate.
+    fn maybe_revise(&mut self, now: u64) {
+        let Target::Chosen(cur) = self.target else {
+            return;
+        };
+        let Some((best, why)) = self.locs.choose(now) else {
+            return;
+        };
+        if best == cur {
+            return;
+        }
+        let mean = |id: u32| self.locs.locs[id as usize].stats().map(|s| s.1);
+        let better = match (mean(cur), mean(best)) {
+            _ if !self.locs.is_candidate(cur, now) => true,
+            (Some(c), Some(b)) => b < 0.9 * c,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if !better {
+            return;
+        }
+        self.target = Target::Learn;
+        self.report.location.revisions += 1;
+        self.try_choose(now, true);
+        if self.target == Target::Chosen(best) {
+            self.reason = format!("{why} (revised from {})", self.locs.locs[cur as usize].key);
+            self.report.location.reason = self.reason.clone();
+        } else {
+            self.target = Target::Chosen(cur);
         }
     }
 
@@ -1300,6 +1356,18 @@ impl Resilience {
     /// Writes the report: stderr summary at level ≥ 1, JSON file if asked.
     fn write_report(&mut self) {
         self.report.loops = self.index;
+        self.report.tracking_s = self.hook_time.saturating_sub(self.stall_time).as_secs_f64();
+        self.report.run_s = self.started.elapsed().as_secs_f64();
+        if self.cfg.diags >= 1 {
+            eprintln!(
+                "ops-resilience: {} loops, {} checkpoint(s); tracking took {:.3} s of {:.3} s ({:.2} %)",
+                self.index,
+                self.report.checkpoints.len(),
+                self.report.tracking_s,
+                self.report.run_s,
+                100.0 * self.report.tracking_s / self.report.run_s.max(1e-9)
+            );
+        }
         self.report.queries = self.queries.len() as u64;
         if self.cfg.diags >= 1 && self.report.location.chosen.is_none() && self.cfg.enabled() {
             eprintln!(
@@ -1375,8 +1443,8 @@ fn answer(r: &mut Replay, dats: &[DatTrack], query: &mut Query<'_>) -> Result<()
     Ok(())
 }
 
-impl LoopObserver for Resilience {
-    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+impl Resilience {
+    fn before_loop_inner(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
         let index = self.index;
         self.index += 1;
         let mut restored = false;
@@ -1439,17 +1507,27 @@ impl LoopObserver for Resilience {
         if matched && !restored && self.region.is_none() && self.due() {
             let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let key = self.locs.locs[loc as usize].key.clone();
+            self.refresh_live(ops);
             self.open_region(index, key, bound, None);
         }
         if self.region.is_some() {
             self.feed_region(ops, &fp);
         }
-        if self.target == Target::Learn && !self.resilient_used {
+        if matches!(self.target, Target::Learn | Target::Chosen(_)) && !self.resilient_used {
             self.learn(loc, index, &fp);
         }
         self.update(loc, index, &fp);
         self.fp = fp;
         LoopAction::Run
+    }
+}
+
+impl LoopObserver for Resilience {
+    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+        let t0 = Instant::now();
+        let a = self.before_loop_inner(ops, plan);
+        self.hook_time += t0.elapsed();
+        a
     }
 
     fn on_query(&mut self, query: &mut Query<'_>) {

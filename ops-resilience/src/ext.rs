@@ -185,12 +185,10 @@ impl ResilienceExt for Ops {
             Enter::Run => {}
         }
         let result = body(self);
-        if let Some(r) = self.resilience() {
-            if result.is_ok() {
-                r.resilient_exit(label, iteration);
-            } else {
-                r.resilient_abort();
-            }
+        if result.is_ok() {
+            with_resilience(self, |r, ops| r.resilient_exit(ops, label, iteration));
+        } else if let Some(r) = self.resilience() {
+            r.resilient_abort();
         }
         result
     }

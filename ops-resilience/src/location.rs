@@ -1,20 +1,28 @@
 //! Loop locations and the statistics that choose where checkpoint regions open.
 //!
 //! A location is a loop's name and its call site (`name@file:line:col`, from
-//! `#[track_caller]`): the same loop in the program text, however often it runs. During a
-//! learning phase the tracker counts every location's occurrences and, starting at some of its
-//! occurrences (not the first, which is often still start-up), runs a dry region to measure how
-//! many bytes a checkpoint entered there would save. [`LocTable::choose`] then picks, among the
-//! locations that recur at least as often as the median recurring location, the one with the
-//! smallest mean; ties go to the more frequent, then to the one seen first.
+//! `#[track_caller]`): the same loop in the program text, however often it runs. The tracker
+//! counts every location's occurrences and, at some of them ([`LocTable::wants_sample`]: not
+//! before the program looks periodic, then ever more rarely), runs a dry region there to
+//! measure how many bytes a checkpoint entered there would save, keeping the latest
+//! [`SAMPLES`]. [`LocTable::choose`] picks, among the locations that recur at least
+//! as often as the median recurring location, the one with the smallest mean; ties go to the
+//! more frequent, then to the one seen first. The first choice is made once the program looks
+//! periodic ([`LocTable::ready`]); later samples may revise it (a phase that looked periodic,
+//! such as a halo exchange over many fields at start-up, is no time loop).
 
 use std::collections::HashMap;
 
 use ops_core::LoopPlan;
 use serde::{Deserialize, Serialize};
 
-/// Samples (dry regions) gathered per location during learning.
+/// Samples (dry regions) kept per location during learning: the latest ones.
 pub const SAMPLES: usize = 3;
+/// The first occurrence of a location at which a dry region starts.
+pub const FIRST_SAMPLE: u64 = 3;
+
+/// Most dry regions started at one location over a run.
+pub const MAX_SAMPLES: u64 = 8;
 
 /// Statistics of one location.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,8 +47,17 @@ pub struct LocInfo {
     pub gap: u64,
     /// Largest gap so far.
     pub max_gap: u64,
-    /// Bytes a checkpoint entered here would have saved, one per finished dry region.
+    /// Bytes a checkpoint entered here would have saved: the latest finished dry regions.
     pub samples: Vec<u64>,
+    /// Dry regions finished here in all.
+    #[serde(default)]
+    pub sampled: u64,
+    /// Dry regions started here in all.
+    #[serde(default)]
+    pub started: u64,
+    /// The occurrence from which the next dry region may start.
+    #[serde(default)]
+    pub next_sample: u64,
     /// A dry region started here is still running.
     #[serde(skip)]
     pub sampling: bool,
@@ -59,6 +76,9 @@ impl LocInfo {
     }
 }
 
+/// Slots of the location cache.
+const CACHE: usize = 256;
+
 /// File, loop name and id of a location, bucketed by (line, column).
 type SiteEntry = (Box<str>, Box<str>, u32);
 
@@ -67,7 +87,17 @@ type SiteEntry = (Box<str>, Box<str>, u32);
 pub struct LocTable {
     /// The locations.
     pub locs: Vec<LocInfo>,
-    map: HashMap<(u32, u32), Vec<SiteEntry>>,
+    /// Loop index at which the latest new location appeared.
+    pub last_new: u64,
+    /// Loop index at which some location first occurred a second time.
+    pub first_recur: Option<u64>,
+    /// Locations that first appeared after `first_recur` (candidates for the time loop).
+    eligible: u32,
+    /// Of those, the ones that have not occurred again since the latest new location.
+    pending: u32,
+    map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState>,
+    /// Direct-mapped cache in front of `map`: (call-site address, name, id).
+    cache: Vec<Option<(usize, Box<str>, u32)>>,
 }
 
 /// The key of a loop: `name@file:line:col`.
@@ -107,6 +137,23 @@ pub fn spec_matches(spec: &str, key: &str) -> bool {
 impl LocTable {
     /// The id of the plan's location, adding it if new (does not count an occurrence).
     pub fn id_of(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
+        // `Location`s of call sites are statics: the address identifies the site.
+        let addr = plan.location as *const std::panic::Location<'static> as usize;
+        let slot = ((addr >> 3) ^ plan.name.len()) & (CACHE - 1);
+        if let Some(Some((a, n, id))) = self.cache.get(slot) {
+            if *a == addr && **n == *plan.name {
+                return *id;
+            }
+        }
+        let id = self.lookup(plan, index);
+        if self.cache.len() < CACHE {
+            self.cache.resize(CACHE, None);
+        }
+        self.cache[slot] = Some((addr, plan.name.into(), id));
+        id
+    }
+
+    fn lookup(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
         let l = plan.location;
         let bucket = self.map.entry((l.line(), l.column())).or_default();
         for (file, name, id) in bucket.iter() {
@@ -116,6 +163,12 @@ impl LocTable {
         }
         let id = self.locs.len() as u32;
         bucket.push((l.file().into(), plan.name.into(), id));
+        self.last_new = index;
+        if self.first_recur.is_some() {
+            // Every eligible location last occurred before this one appeared.
+            self.eligible += 1;
+            self.pending = self.eligible;
+        }
         self.locs.push(LocInfo {
             key: key_of(plan),
             name: plan.name.to_string(),
@@ -128,6 +181,9 @@ impl LocTable {
             gap: 0,
             max_gap: 0,
             samples: Vec::new(),
+            sampled: 0,
+            started: 0,
+            next_sample: FIRST_SAMPLE,
             sampling: false,
         });
         id
@@ -137,18 +193,46 @@ impl LocTable {
     /// (1 for the first).
     pub fn count(&mut self, id: u32, index: u64) -> u64 {
         let l = &mut self.locs[id as usize];
+        let was_pending = self
+            .first_recur
+            .is_some_and(|f| l.first >= f && l.last <= self.last_new && index > self.last_new);
         if l.count > 0 {
             l.gap = index - l.last;
             l.max_gap = l.max_gap.max(l.gap);
         }
         l.count += 1;
         l.last = index;
-        l.count
+        let count = l.count;
+        if was_pending {
+            self.pending -= 1;
+        }
+        if count == 2 && self.first_recur.is_none() {
+            self.first_recur = Some(index);
+            self.recount();
+        }
+        count
+    }
+
+    fn recount(&mut self) {
+        let Some(f) = self.first_recur else {
+            return;
+        };
+        self.eligible = 0;
+        self.pending = 0;
+        for l in &self.locs {
+            if l.first >= f {
+                self.eligible += 1;
+                if l.last <= self.last_new {
+                    self.pending += 1;
+                }
+            }
+        }
     }
 
     /// A table holding `locs` (as saved in a checkpoint), ids in that order.
     pub fn from_infos(locs: Vec<LocInfo>) -> LocTable {
-        let mut map: HashMap<(u32, u32), Vec<SiteEntry>> = HashMap::new();
+        let mut map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState> =
+            HashMap::default();
         for (i, l) in locs.iter().enumerate() {
             map.entry((l.line, l.col)).or_default().push((
                 l.file.as_str().into(),
@@ -156,7 +240,23 @@ impl LocTable {
                 i as u32,
             ));
         }
-        LocTable { locs, map }
+        let last_new = locs.iter().map(|l| l.first).max().unwrap_or(0);
+        let first_recur = locs
+            .iter()
+            .filter(|l| l.count >= 2)
+            .map(|l| l.first + l.max_gap.min(l.gap.max(1)))
+            .min();
+        let mut t = LocTable {
+            locs,
+            map,
+            cache: Vec::new(),
+            last_new,
+            first_recur,
+            eligible: 0,
+            pending: 0,
+        };
+        t.recount();
+        t
     }
 
     /// The id of the location with this key, if seen.
@@ -190,22 +290,78 @@ impl LocTable {
         c[(c.len() - 1) / 2]
     }
 
-    /// True when the statistics suffice to choose at loop `now`: the most frequent location
-    /// has all its samples and every frequent location (see [`LocTable::choose`]) has one.
-    pub fn ready(&self, now: u64) -> bool {
-        let Some(top) = self.locs.iter().max_by_key(|l| l.count) else {
-            return false;
+    /// True when a dry region should start at location `id` now (its latest occurrence): not
+    /// before its [`FIRST_SAMPLE`]-th occurrence, never two at once; the first [`SAMPLES`] at
+    /// consecutive occurrences, later ones each time the count doubles, [`MAX_SAMPLES`] in
+    /// all, so the statistics are refreshed for a while at a cost that fades geometrically.
+    pub fn wants_sample(&self, id: u32) -> bool {
+        let l = &self.locs[id as usize];
+        !l.sampling && l.started < MAX_SAMPLES && l.count >= l.next_sample
+    }
+
+    /// Notes that a dry region started at location `id`.
+    pub fn start_sample(&mut self, id: u32) {
+        let l = &mut self.locs[id as usize];
+        l.sampling = true;
+        l.started += 1;
+        l.next_sample = if l.started < SAMPLES as u64 {
+            l.count + 1
+        } else {
+            2 * l.count
         };
-        if top.samples.len() < SAMPLES {
-            return false;
+    }
+
+    /// Records a finished dry region's bytes for location `id`, keeping the latest
+    /// [`SAMPLES`].
+    pub fn sample(&mut self, id: u32, bytes: u64) {
+        let l = &mut self.locs[id as usize];
+        l.samples.push(bytes);
+        if l.samples.len() > SAMPLES {
+            l.samples.remove(0);
         }
+        l.sampled += 1;
+    }
+
+    /// True when the program looks periodic at loop `now`: since the latest new location
+    /// appeared, at least nine in ten of the locations that appeared after the first
+    /// recurrence occurred again, so a whole pass of the time loop ran without new loops.
+    /// (During the first pass its loops are new; loops recurring inside one pass, such as halo
+    /// exchanges, are no evidence of the period; rare loops, such as a summary every ten
+    /// steps, are tolerated.) When every location appeared before the first recurrence, the
+    /// program counts as periodic once it ran twice as long as it took to recur.
+    pub fn steady(&self, now: u64) -> bool {
+        match self.first_recur {
+            None => false,
+            Some(f) if self.eligible == 0 => now >= 2 * f,
+            Some(_) => self.pending * 10 <= self.eligible,
+        }
+    }
+
+    /// True when a location with `count` occurrences recurs often enough: at least three
+    /// quarters of the median (locations visited earlier in the current pass are one ahead).
+    fn frequent(count: u64, median: u64) -> bool {
+        count >= 2 && count * 4 >= median * 3
+    }
+
+    /// True when the statistics suffice to choose at loop `now`: the program looks periodic
+    /// ([`LocTable::steady`]) and every frequent location (see [`LocTable::choose`]) has
+    /// [`SAMPLES`] samples.
+    pub fn ready(&self, now: u64) -> bool {
         let median = self.median_recurring(now);
         median > 0
+            && self.steady(now)
             && self
                 .locs
                 .iter()
-                .filter(|l| Self::recurring(l, now) && l.count >= median)
-                .all(|l| !l.samples.is_empty())
+                .filter(|l| Self::recurring(l, now) && Self::frequent(l.count, median))
+                .all(|l| l.samples.len() >= SAMPLES)
+    }
+
+    /// True when location `id` is among the locations [`LocTable::choose`] considers at `now`.
+    pub fn is_candidate(&self, id: u32, now: u64) -> bool {
+        let l = &self.locs[id as usize];
+        let median = self.median_recurring(now);
+        median > 0 && Self::recurring(l, now) && Self::frequent(l.count, median)
     }
 
     /// Chooses the location at loop `now`: among the locations still recurring at least as
@@ -221,7 +377,7 @@ impl LocTable {
             .locs
             .iter()
             .enumerate()
-            .filter(|(_, l)| Self::recurring(l, now) && l.count >= median)
+            .filter(|(_, l)| Self::recurring(l, now) && Self::frequent(l.count, median))
             .filter_map(|(i, l)| l.stats().map(|(_, mean, _)| (i as u32, mean)))
             .collect();
         if cands.is_empty() {
@@ -239,8 +395,9 @@ impl LocTable {
         Some((
             id,
             format!(
-                "smallest mean checkpoint ({}) among the {n} location(s) recurring at least as \
-                 often as the median recurring location ({median} times); occurred {} times",
+                "smallest mean checkpoint ({}) among the {n} location(s) recurring about as \
+                 often as the median recurring location ({median} times) or more; occurred {} \
+                 times",
                 crate::diags::human_bytes(mean as u64),
                 l.count
             ),
@@ -265,6 +422,9 @@ mod tests {
             gap: 10,
             max_gap: 10,
             samples: samples.to_vec(),
+            sampled: samples.len() as u64,
+            started: samples.len() as u64,
+            next_sample: FIRST_SAMPLE,
             sampling: false,
         }
     }
@@ -283,7 +443,7 @@ mod tests {
         let (id, why) = t.choose(110).unwrap();
         assert_eq!(t.locs[id as usize].key, "step_b");
         assert!(why.contains("median"), "{why}");
-        assert!(t.ready(110));
+        assert!(t.ready(110), "summary (one sample) is no candidate");
         // Much later, with nothing recurring any more, nothing qualifies.
         assert_eq!(t.choose(10_000), None);
     }

@@ -153,9 +153,7 @@ impl Region {
             if e.decided || !e.uncovered.overlaps(b) {
                 continue;
             }
-            for x in e.uncovered.intersect_box(b).boxes() {
-                e.needed.add(*x);
-            }
+            e.uncovered.add_intersection_to(b, &mut e.needed);
             e.needed.coarsen_over(MAX_BOXES);
         }
     }

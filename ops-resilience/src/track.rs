@@ -180,7 +180,35 @@ pub enum HistEntry {
 /// dropped.
 pub(crate) const MAX_HISTORY: usize = 100_000;
 /// Most loops recorded for `end_of_init` before giving up on it.
-pub(crate) const MAX_INIT_HISTORY: usize = 20_000;
+pub(crate) const MAX_INIT_HISTORY: usize = 4096;
+
+/// A fast hasher for small integer keys (locations, datasets): the tracker hashes a few
+/// keys per loop, where SipHash's resistance to collisions chosen by an attacker buys nothing.
+#[derive(Clone, Copy, Default)]
+pub struct FastHash(u64);
+
+impl std::hash::Hasher for FastHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ *b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// [`std::hash::BuildHasher`] of [`FastHash`].
+pub type FastState = std::hash::BuildHasherDefault<FastHash>;
 
 /// The loops a replay must execute so that every point of `live` (per dataset, at the time
 /// the history ends) holds the value it had: walks the history backwards, keeping a loop when
