@@ -249,12 +249,6 @@ pub fn norm2(a: Read<f64>, norm: Sum<f64>) {
     norm += a[(0, 0)] * a[(0, 0)];
 }
 
-/// `sum += a*b`.
-#[kernel]
-pub fn dot(a: Read<f64>, b: Read<f64>, sum: Sum<f64>) {
-    sum += a[(0, 0)] * b[(0, 0)];
-}
-
 /// `energy = u / density` (finalise).
 #[kernel]
 pub fn finalise(u: Read<f64>, density: Read<f64>, energy: Write<f64>) {
@@ -497,61 +491,6 @@ pub fn p_zero(r: Read<f64>, p: Write<f64>, rro: Sum<f64>) {
     rro += r[(0, 0)] * zv;
 }
 
-/// `w = A p`, `pw += w*p`.
-#[kernel]
-pub fn cg_calc_w(
-    p: Read<f64>,
-    kx: Read<f64>,
-    ky: Read<f64>,
-    di: Read<f64>,
-    w: Write<f64>,
-    rx: Global<f64>,
-    ry: Global<f64>,
-    pw: Sum<f64>,
-) {
-    let v = di[(0, 0)] * p[(0, 0)]
-        - ry * (ky[(0, 1)] * p[(0, 1)] + ky[(0, 0)] * p[(0, -1)])
-        - rx * (kx[(1, 0)] * p[(1, 0)] + kx[(0, 0)] * p[(-1, 0)]);
-    w[(0, 0)] = v;
-    pw += v * p[(0, 0)];
-}
-
-/// `u += alpha*p`, `r -= alpha*w`, `rrn += r*r`.
-#[kernel]
-pub fn cg_calc_ur_none(
-    p: Read<f64>,
-    w: Read<f64>,
-    u: ReadWrite<f64>,
-    r: ReadWrite<f64>,
-    alpha: Global<f64>,
-    rrn: Sum<f64>,
-) {
-    u[(0, 0)] = u[(0, 0)] + alpha * p[(0, 0)];
-    let rv = r[(0, 0)] - alpha * w[(0, 0)];
-    r[(0, 0)] = rv;
-    rrn += rv * rv;
-}
-
-/// `u += alpha*p`, `r -= alpha*w`, `z = Mi*r`, `rrn += r*z`.
-#[kernel]
-pub fn cg_calc_ur_diag(
-    p: Read<f64>,
-    w: Read<f64>,
-    mi: Read<f64>,
-    u: ReadWrite<f64>,
-    r: ReadWrite<f64>,
-    z: Write<f64>,
-    alpha: Global<f64>,
-    rrn: Sum<f64>,
-) {
-    u[(0, 0)] = u[(0, 0)] + alpha * p[(0, 0)];
-    let rv = r[(0, 0)] - alpha * w[(0, 0)];
-    r[(0, 0)] = rv;
-    let zv = mi[(0, 0)] * rv;
-    z[(0, 0)] = zv;
-    rrn += rv * zv;
-}
-
 /// `u += alpha*p`, `r -= alpha*w` (before a block solve).
 #[kernel]
 pub fn cg_calc_ur_plain(
@@ -565,10 +504,131 @@ pub fn cg_calc_ur_plain(
     r[(0, 0)] = r[(0, 0)] - alpha * w[(0, 0)];
 }
 
+/// `u += alpha*p`, `r -= alpha*w`, `z = Mi*r` (calc_ur for jac_diag without its dot product,
+/// as PPCG uses it).
+#[kernel]
+pub fn cg_calc_ur_diag(
+    p: Read<f64>,
+    w: Read<f64>,
+    mi: Read<f64>,
+    u: ReadWrite<f64>,
+    r: ReadWrite<f64>,
+    z: Write<f64>,
+    alpha: Global<f64>,
+) {
+    u[(0, 0)] = u[(0, 0)] + alpha * p[(0, 0)];
+    let rv = r[(0, 0)] - alpha * w[(0, 0)];
+    r[(0, 0)] = rv;
+    z[(0, 0)] = mi[(0, 0)] * rv;
+}
+
 /// `p = src + beta*p` (src is z with a preconditioner or in PPCG, r otherwise).
 #[kernel]
 pub fn cg_calc_p(src: Read<f64>, p: ReadWrite<f64>, beta: Global<f64>) {
     p[(0, 0)] = src[(0, 0)] + beta * p[(0, 0)];
+}
+
+/// `w = A p` (the stencil half of calc_w; its dot product is [`dot4`]). The operator's
+/// diagonal is formed from Kx and Ky exactly as tea_leaf_init_common forms Di, which saves
+/// reading Di back.
+#[kernel]
+pub fn cg_calc_w(
+    p: Read<f64>,
+    kx: Read<f64>,
+    ky: Read<f64>,
+    w: Write<f64>,
+    rx: Global<f64>,
+    ry: Global<f64>,
+) {
+    let ky1 = ky[(0, 1)];
+    let ky0 = ky[(0, 0)];
+    let kx1 = kx[(1, 0)];
+    let kx0 = kx[(0, 0)];
+    let di = 1.0 + ry * (ky1 + ky0) + rx * (kx1 + kx0);
+    w[(0, 0)] = di * p[(0, 0)]
+        - ry * (ky1 * p[(0, 1)] + ky0 * p[(0, -1)])
+        - rx * (kx1 * p[(1, 0)] + kx0 * p[(-1, 0)]);
+}
+
+/// CG's residual update without a preconditioner: `r -= alpha*w`, `rrn += r*r`. (The
+/// original also updates `u` here; [`cg_calc_p_u`] does, which reads `p` once for both.)
+#[kernel]
+pub fn cg_calc_r(w: Read<f64>, r: ReadWrite<f64>, alpha: Global<f64>, rrn: Sum<f64>) {
+    let rv = r[(0, 0)] - alpha * w[(0, 0)];
+    r[(0, 0)] = rv;
+    rrn += rv * rv;
+}
+
+/// CG's residual update with jac_diag: `r -= alpha*w`, `z = Mi*r`, `rrn += r*z`.
+#[kernel]
+pub fn cg_calc_r_diag(
+    w: Read<f64>,
+    mi: Read<f64>,
+    r: ReadWrite<f64>,
+    z: Write<f64>,
+    alpha: Global<f64>,
+    rrn: Sum<f64>,
+) {
+    let rv = r[(0, 0)] - alpha * w[(0, 0)];
+    r[(0, 0)] = rv;
+    let zv = mi[(0, 0)] * rv;
+    z[(0, 0)] = zv;
+    rrn += rv * zv;
+}
+
+/// `r -= alpha*w` (before a block solve).
+#[kernel]
+pub fn cg_update_r(w: Read<f64>, r: ReadWrite<f64>, alpha: Global<f64>) {
+    r[(0, 0)] = r[(0, 0)] - alpha * w[(0, 0)];
+}
+
+/// The rest of a CG iteration: `u += alpha*p` (calc_ur's update of u) and then
+/// `p = src + beta*p` (calc_p; src is z with a preconditioner, r otherwise).
+#[kernel]
+pub fn cg_calc_p_u(
+    src: Read<f64>,
+    p: ReadWrite<f64>,
+    u: ReadWrite<f64>,
+    alpha: Global<f64>,
+    beta: Global<f64>,
+) {
+    let pc = p[(0, 0)];
+    u[(0, 0)] = u[(0, 0)] + alpha * pc;
+    p[(0, 0)] = src[(0, 0)] + beta * pc;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Dot products with four independent sums
+// ----------------------------------------------------------------------------------------------
+
+/// `Σ a·b` over the loop's range in four sums: a cell in a row `k` with `k % 4 == 0` adds its
+/// own product and those of the three cells above it to `s0`..`s3`; other rows add nothing
+/// (the range must start at a multiple of 4 and cover whole groups of 4 rows). Four
+/// independent sums instead of one chain let the CPU overlap the additions. The order depends
+/// on the range alone, so results do not depend on the backend or the thread count; the caller
+/// adds `((s0 + s1) + s2) + s3`.
+#[kernel]
+pub fn dot4(
+    a: Read<f64>,
+    b: Read<f64>,
+    idx: Idx,
+    s0: Sum<f64>,
+    s1: Sum<f64>,
+    s2: Sum<f64>,
+    s3: Sum<f64>,
+) {
+    if idx[1] % 4 == 0 {
+        s0 += a[(0, 0)] * b[(0, 0)];
+        s1 += a[(0, 1)] * b[(0, 1)];
+        s2 += a[(0, 2)] * b[(0, 2)];
+        s3 += a[(0, 3)] * b[(0, 3)];
+    }
+}
+
+/// `s += a*b` (the rows past the last group of 4 for [`dot4`]).
+#[kernel]
+pub fn dot1(a: Read<f64>, b: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0)] * b[(0, 0)];
 }
 
 // ----------------------------------------------------------------------------------------------

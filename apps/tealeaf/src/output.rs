@@ -52,12 +52,24 @@ pub fn fortran_1pe(v: f64, w: usize, d: usize) -> String {
     format!("{body:>w$}")
 }
 
+/// A real as gfortran's list-directed output writes it: `d.dddddddddddddddddE+xxx`.
+pub fn list_real(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v:>25}");
+    }
+    let s = format!("{v:.16E}");
+    let (mant, exp) = s.split_once('E').expect("scientific format");
+    let exp: i32 = exp.parse().expect("exponent");
+    let esign = if exp < 0 { '-' } else { '+' };
+    format!("{:>25}", format!("{mant}E{esign}{:03}", exp.abs()))
+}
+
 /// The field summary block as the original prints it (its last column, `U`, is labelled
 /// Temperature here).
 pub fn summary_table(s: &Summary) -> String {
     let mut out = String::new();
     let _ = writeln!(out);
-    let _ = writeln!(out, " Time {:>24.16E}", s.time);
+    let _ = writeln!(out, " Time {}", list_real(s.time));
     let _ = write!(out, "{:13}", "");
     for h in ["Volume", "Mass", "Density", "Energy", "Temperature"] {
         let _ = write!(out, "{h:>26}");
@@ -151,6 +163,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::excessive_precision)]
     fn fortran_formats() {
         assert_eq!(fortran_e(100.0, 16, 4), "      0.1000E+03");
         assert_eq!(fortran_e(0.0, 16, 4), "      0.0000E+00");
@@ -161,6 +174,7 @@ mod tests {
         );
         assert_eq!(fortran_e(0.9917184e-15, 14, 7), " 0.9917184E-15");
         assert_eq!(fortran_1pe(0.004, 9, 2), " 4.00E-03");
+        assert_eq!(list_real(0.04000000000000001), "  4.0000000000000008E-002");
         assert_eq!(
             step_line(1, 0.0, 0.004),
             " Step       1 time   0.0000000 timestep   4.00E-03"

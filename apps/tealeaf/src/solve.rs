@@ -309,7 +309,7 @@ impl Tea {
                     let (pw, zr) = self.ppcg_calc_w(ppcg_active)?;
                     rro = zr;
                     let alpha = rro / pw;
-                    self.cg_calc_ur(alpha)?;
+                    self.cg_calc_ur_ppcg(alpha)?;
                     self.ppcg_inner_steps(&ch_alphas, &ch_betas, theta, inner_steps)?;
                     ppcg_inner_iters += inner_steps;
                     let rrn = self.ppcg_calc_rrn()?;
@@ -324,10 +324,10 @@ impl Tea {
                 let pw = self.cg_calc_w()?;
                 let alpha = rro / pw;
                 cg_alphas[n - 1] = alpha;
-                let rrn = self.cg_calc_ur(alpha)?;
+                let rrn = self.cg_calc_r(alpha)?;
                 let beta = rrn / rro;
                 cg_betas[n - 1] = beta;
-                self.cg_calc_p(beta, ppcg_active)?;
+                self.cg_calc_p_u(alpha, beta)?;
                 error = rrn;
                 rro = rrn;
             } else {
@@ -414,11 +414,10 @@ impl Tea {
     /// tea_leaf_cg_calc_w: `w = A p`, returns `p·w`.
     fn cg_calc_w(&mut self) -> Result<f64> {
         let d = &self.d;
-        let (p, kx, ky, di, w) = (d.p, d.kx, d.ky, d.di, d.w);
+        let (p, kx, ky, w) = (d.p, d.kx, d.ky, d.w);
         let s = &self.s;
         let (p00, five, kxs, kys) = (s.p00, s.five, s.kx, s.ky);
         let (rx, ry) = (self.rx, self.ry);
-        let sum = self.sum_a();
         self.run(
             cg_calc_w,
             "tea_leaf_cg_calc_w",
@@ -427,38 +426,121 @@ impl Tea {
                 p.arg(&five, Read),
                 kx.arg(&kxs, Read),
                 ky.arg(&kys, Read),
-                di.arg(&p00, Read),
                 w.arg(&p00, Write),
                 Arg::global(rx),
                 Arg::global(ry),
-                sum,
             ],
         )?;
-        self.take_a()
+        self.dot(w, p, "tea_leaf_cg_calc_w_dot")
     }
 
-    /// tea_leaf_cg_calc_ur: `u += alpha p`, `r -= alpha w`, `z = M⁻¹ r`; returns `r·z` (or
-    /// `r·r`).
-    fn cg_calc_ur(&mut self, alpha: f64) -> Result<f64> {
+    /// tea_leaf_cg_calc_ur less its update of `u` (done in [`Tea::cg_calc_p_u`]):
+    /// `r -= alpha w`, `z = M⁻¹ r`; returns `r·z` (or `r·r`).
+    fn cg_calc_r(&mut self, alpha: f64) -> Result<f64> {
         let d = &self.d;
-        let (p, w, u, r, z, mi) = (d.p, d.w, d.u, d.r, d.z, d.mi);
+        let (w, r, z, mi) = (d.w, d.r, d.z, d.mi);
         let p00 = self.s.p00;
         let name = "tea_leaf_cg_calc_ur";
-        let sum = self.sum_a();
         match self.deck.preconditioner {
-            Preconditioner::None => self.run(
-                cg_calc_ur_none,
-                name,
-                self.interior(),
-                &[
-                    p.arg(&p00, Read),
-                    w.arg(&p00, Read),
-                    u.arg(&p00, ReadWrite),
-                    r.arg(&p00, ReadWrite),
-                    Arg::global(alpha),
-                    sum,
-                ],
-            )?,
+            Preconditioner::None => {
+                let sum = self.sum_a();
+                self.run(
+                    cg_calc_r,
+                    name,
+                    self.interior(),
+                    &[
+                        w.arg(&p00, Read),
+                        r.arg(&p00, ReadWrite),
+                        Arg::global(alpha),
+                        sum,
+                    ],
+                )?;
+                self.take_a()
+            }
+            Preconditioner::JacDiag => {
+                let sum = self.sum_a();
+                self.run(
+                    cg_calc_r_diag,
+                    name,
+                    self.interior(),
+                    &[
+                        w.arg(&p00, Read),
+                        mi.arg(&p00, Read),
+                        r.arg(&p00, ReadWrite),
+                        z.arg(&p00, Write),
+                        Arg::global(alpha),
+                        sum,
+                    ],
+                )?;
+                self.take_a()
+            }
+            Preconditioner::JacBlock => {
+                self.run(
+                    cg_update_r,
+                    name,
+                    self.interior(),
+                    &[
+                        w.arg(&p00, Read),
+                        r.arg(&p00, ReadWrite),
+                        Arg::global(alpha),
+                    ],
+                )?;
+                self.block_solve(r, z, name)?;
+                self.dot(r, z, "tea_leaf_cg_calc_ur_dot")
+            }
+        }
+    }
+
+    /// calc_ur's `u += alpha p` and tea_leaf_cg_calc_p's `p = z + beta p` (or `r + beta p`)
+    /// in one loop.
+    fn cg_calc_p_u(&mut self, alpha: f64, beta: f64) -> Result<()> {
+        let d = &self.d;
+        let src = if self.deck.preconditioner != Preconditioner::None {
+            d.z
+        } else {
+            d.r
+        };
+        let (p, u, p00) = (d.p, d.u, self.s.p00);
+        self.run(
+            cg_calc_p_u,
+            "tea_leaf_cg_calc_p",
+            self.interior(),
+            &[
+                src.arg(&p00, Read),
+                p.arg(&p00, ReadWrite),
+                u.arg(&p00, ReadWrite),
+                Arg::global(alpha),
+                Arg::global(beta),
+            ],
+        )
+    }
+
+    /// `u += alpha p`, `r -= alpha w`.
+    fn cg_update_ur(&mut self, alpha: f64) -> Result<()> {
+        let d = &self.d;
+        let (p, w, u, r, p00) = (d.p, d.w, d.u, d.r, self.s.p00);
+        self.run(
+            cg_calc_ur_plain,
+            "tea_leaf_cg_calc_ur",
+            self.interior(),
+            &[
+                p.arg(&p00, Read),
+                w.arg(&p00, Read),
+                u.arg(&p00, ReadWrite),
+                r.arg(&p00, ReadWrite),
+                Arg::global(alpha),
+            ],
+        )
+    }
+
+    /// PPCG's calc_ur: the updates of tea_leaf_cg_calc_ur (z included) without the dot
+    /// product, which PPCG does not use.
+    fn cg_calc_ur_ppcg(&mut self, alpha: f64) -> Result<()> {
+        let d = &self.d;
+        let (p, w, u, r, z, mi, p00) = (d.p, d.w, d.u, d.r, d.z, d.mi, self.s.p00);
+        let name = "tea_leaf_cg_calc_ur";
+        match self.deck.preconditioner {
+            Preconditioner::None => self.cg_update_ur(alpha),
             Preconditioner::JacDiag => self.run(
                 cg_calc_ur_diag,
                 name,
@@ -471,32 +553,13 @@ impl Tea {
                     r.arg(&p00, ReadWrite),
                     z.arg(&p00, Write),
                     Arg::global(alpha),
-                    sum,
                 ],
-            )?,
+            ),
             Preconditioner::JacBlock => {
-                self.run(
-                    cg_calc_ur_plain,
-                    name,
-                    self.interior(),
-                    &[
-                        p.arg(&p00, Read),
-                        w.arg(&p00, Read),
-                        u.arg(&p00, ReadWrite),
-                        r.arg(&p00, ReadWrite),
-                        Arg::global(alpha),
-                    ],
-                )?;
-                self.block_solve(r, z, name)?;
-                self.run(
-                    dot,
-                    name,
-                    self.interior(),
-                    &[r.arg(&p00, Read), z.arg(&p00, Read), sum],
-                )?;
+                self.cg_update_ur(alpha)?;
+                self.block_solve(r, z, name)
             }
         }
-        self.take_a()
     }
 
     /// tea_leaf_cg_calc_p: `p = z + beta p` with a preconditioner or in PPCG, `r + beta p`

@@ -129,6 +129,8 @@ pub struct Stencils {
     pub lower: Stencil,
     /// (0,-3) ..= (0,3): a cell's 4-row block.
     pub block: Stencil,
+    /// (0,0) ..= (0,3): the rows a [`dot4`] cell sums.
+    pub dot: Stencil,
     pub sx_00: Stencil,
     pub sx_00_p10: Stencil,
     pub sy_00: Stencil,
@@ -143,6 +145,7 @@ pub struct Stencils {
 struct Reductions {
     a: Reduction<f64>,
     b: Reduction<f64>,
+    dot: [Reduction<f64>; 4],
     summary: [Reduction<f64>; 4],
 }
 
@@ -181,6 +184,7 @@ pub struct Tea {
     pub ry: f64,
     /// Eigenvalue estimates, made once (at the first switch from CG) and kept for the run.
     pub eigen: Option<(f64, f64)>,
+
     red: Reductions,
 }
 
@@ -231,6 +235,7 @@ impl Tea {
         let lower = st("S2D_00_M10_0M1", &[[0, 0], [-1, 0], [0, -1]])?;
         let block_pts: Vec<[i32; 2]> = (-3..=3).map(|k| [0, k]).collect();
         let block = st("S2D_BLOCK_Y", &block_pts)?;
+        let dot_st = st("S2D_00_0P1_0P2_0P3", &[[0, 0], [0, 1], [0, 2], [0, 3]])?;
         let x_00_p10 = st("S2D_X_00_P10", &[[0, 0], [1, 0]])?;
         let y_00_0p1 = st("S2D_Y_00_0P1", &[[0, 0], [0, 1]])?;
         let mut halo_st: Vec<[Stencil; 8]> = Vec::new();
@@ -259,6 +264,12 @@ impl Tea {
         let red = Reductions {
             a: ops.reduction::<f64>("sum_a", ReduceOp::Sum),
             b: ops.reduction::<f64>("sum_b", ReduceOp::Sum),
+            dot: [
+                ops.reduction::<f64>("dot_0", ReduceOp::Sum),
+                ops.reduction::<f64>("dot_1", ReduceOp::Sum),
+                ops.reduction::<f64>("dot_2", ReduceOp::Sum),
+                ops.reduction::<f64>("dot_3", ReduceOp::Sum),
+            ],
             summary: [
                 ops.reduction::<f64>("vol", ReduceOp::Sum),
                 ops.reduction::<f64>("mass", ReduceOp::Sum),
@@ -299,6 +310,7 @@ impl Tea {
             ky: kys,
             lower,
             block,
+            dot: dot_st,
             sx_00,
             sx_00_p10,
             sy_00,
@@ -323,6 +335,7 @@ impl Tea {
             rx: 0.0,
             ry: 0.0,
             eigen: None,
+
             red,
         })
     }
@@ -743,6 +756,40 @@ impl Tea {
                 Arg::global(ny),
             ],
         )
+    }
+
+    /// `Σ a·b` over the interior (`name` profiles it): [`dot4`] over the rows in whole groups
+    /// of 4, [`dot1`] over the rest, added in a fixed order.
+    pub fn dot(&mut self, a: Dat<f64>, b: Dat<f64>, name: &str) -> Result<f64> {
+        let (nx, ny) = (self.nx, self.ny);
+        let ny4 = ny / 4 * 4;
+        let mut total = 0.0;
+        if ny4 > 0 {
+            let st = self.s.dot;
+            let r = &self.red.dot;
+            let args = [
+                a.arg(&st, Read),
+                b.arg(&st, Read),
+                Arg::idx(),
+                r[0].arg(),
+                r[1].arg(),
+                r[2].arg(),
+                r[3].arg(),
+            ];
+            self.run(dot4, name, rg(0, nx, 0, ny4), &args)?;
+            let mut s = [0.0; 4];
+            for (v, r) in s.iter_mut().zip(&self.red.dot) {
+                *v = self.ops.reduction_result(r)?;
+            }
+            total = ((s[0] + s[1]) + s[2]) + s[3];
+        }
+        if ny4 < ny {
+            let p00 = self.s.p00;
+            let args = [a.arg(&p00, Read), b.arg(&p00, Read), self.sum_a()];
+            self.run(dot1, name, rg(0, nx, ny4, ny), &args)?;
+            total += self.take_a()?;
+        }
+        Ok(total)
     }
 
     /// calc_residual and the 2-norm of the residual: `r = u0 - A u`, returns `Σ r²`.
