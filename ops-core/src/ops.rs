@@ -545,6 +545,34 @@ impl Ops {
         })
     }
 
+    /// Every reduction's running value (what loops folded in since its last result), with its
+    /// name, in declaration order. A checkpoint taken between a loop and the
+    /// `reduction_result` that reads it must carry these.
+    pub fn reduction_values(&self) -> Vec<(&str, Scalar)> {
+        self.reductions
+            .iter()
+            .map(|r| (r.name.as_str(), r.value))
+            .collect()
+    }
+
+    /// Sets the running value of the reduction declared `index`-th (restoring a checkpoint).
+    /// The value must have the reduction's type.
+    pub fn set_reduction_value(&mut self, index: usize, value: Scalar) -> Result<()> {
+        let r = self
+            .reductions
+            .get_mut(index)
+            .ok_or_else(|| OpsError::ForeignHandle {
+                what: format!("reduction #{index}").into(),
+            })?;
+        if r.ty != value.elem_type() {
+            return Err(OpsError::ForeignHandle {
+                what: format!("reduction `{}` ({} value given)", r.name, value.elem_type()).into(),
+            });
+        }
+        r.value = value;
+        Ok(())
+    }
+
     // ----------------------------------------------------------------------------------------
     // Data in and out
     // ----------------------------------------------------------------------------------------

@@ -31,7 +31,9 @@ use crate::diags::{
     SavedReport,
 };
 use crate::location::{spec_matches, LocTable};
-use crate::meta::{frame, unframe, CkptMeta, DatState, ResilientMeta, TrackerState, META_VERSION};
+use crate::meta::{
+    frame, unframe, CkptMeta, DatState, PendingReduction, ResilientMeta, TrackerState, META_VERSION,
+};
 use crate::region::{EntryKind, Region, SnapFn};
 use crate::store::{
     Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, SavedDat, SavedRegion,
@@ -87,6 +89,7 @@ struct Open {
     payload: Vec<u8>,
     state: TrackerState,
     history: Vec<HistEntry>,
+    reductions: Vec<PendingReduction>,
     stall: Duration,
     time_unix: f64,
     resilient: Option<ResilientMeta>,
@@ -514,6 +517,7 @@ impl Resilience {
         let t0 = Instant::now();
         self.sync(ops);
         self.upload(ops, &w.ck)?;
+        Self::restore_reductions(ops, &w.meta)?;
         // The loops of the skipped iterations were never seen here: what they wrote is what
         // the checkpoint says resilient regions wrote.
         for ds in &w.meta.state.dats {
@@ -560,6 +564,7 @@ impl Resilience {
         self.refresh_live(ops);
         let bound = MIN_REGION_LOOPS.max(2 * self.closure_loops);
         self.open_region(
+            ops,
             self.index,
             format!("resilient:{label}@{iteration}"),
             bound,
@@ -829,6 +834,34 @@ impl Resilience {
         Ok(())
     }
 
+    /// Restores the reductions' running values recorded in a checkpoint.
+    fn restore_reductions(ops: &mut Ops, meta: &CkptMeta) -> Result<(), String> {
+        let names: Vec<String> = ops
+            .reduction_values()
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        for (i, pr) in meta.reductions.iter().enumerate() {
+            if names.get(i) != Some(&pr.name) {
+                return Err(format!(
+                    "the checkpoint's reduction {} is `{}`, this run declared {} by then",
+                    i + 1,
+                    pr.name,
+                    names
+                        .get(i)
+                        .map(|n| format!("`{n}`"))
+                        .unwrap_or_else(|| "none".into())
+                ));
+            }
+            let v = pr
+                .value()
+                .ok_or_else(|| format!("reduction `{}`: unknown type {}", pr.name, pr.ty))?;
+            ops.set_reduction_value(i, v)
+                .map_err(|e| format!("restoring reduction `{}`: {e}", pr.name))?;
+        }
+        Ok(())
+    }
+
     /// Uploads a checkpoint's saved boxes, by dataset name.
     fn upload(&mut self, ops: &mut Ops, ck: &Checkpoint) -> Result<(), String> {
         for sd in &ck.dats {
@@ -886,6 +919,7 @@ impl Resilience {
         let t0 = Instant::now();
         self.sync(ops);
         self.upload(ops, &r.ck)?;
+        Self::restore_reductions(ops, &r.meta)?;
         let upload = t0.elapsed();
         let Replay {
             ck,
@@ -918,6 +952,7 @@ impl Resilience {
 
     fn open_region(
         &mut self,
+        ops: &Ops,
         index: u64,
         location: String,
         bound: u64,
@@ -952,6 +987,11 @@ impl Resilience {
             payload: self.payload.clone(),
             state,
             history: self.history.clone(),
+            reductions: ops
+                .reduction_values()
+                .into_iter()
+                .map(|(n, v)| PendingReduction::new(n, v))
+                .collect(),
             stall: Duration::ZERO,
             time_unix: SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
@@ -1039,7 +1079,9 @@ impl Resilience {
                 continue;
             };
             let mut reasons: Vec<String> = Vec::new();
-            let (mut saved_b, mut dropped_b, mut recomputed_b) = (0u64, 0u64, 0u64);
+            let mut saved_b = 0u64;
+            let mut recomputed_b = 0u64;
+            let dropped_b;
             let target = if open.resilient.is_some() {
                 &st.closure
             } else {
@@ -1086,9 +1128,9 @@ impl Resilience {
                     }
                 }
                 None => {
-                    let tb = d.bytes_of(target);
-                    if tb > 0 {
-                        dropped_b = tb;
+                    dropped_b = d.bytes_of(target);
+                    let excluded = d.transient || d.read_only || (self.list_set && !d.listed);
+                    if excluded && !st.written.is_empty() {
                         reasons.push(
                             if d.transient {
                                 "transient"
@@ -1150,6 +1192,7 @@ impl Resilience {
             region_end: open.loop_index + open.region.loops,
             state,
             resilient: open.resilient.clone(),
+            reductions: std::mem::take(&mut open.reductions),
         };
         let recompute_loops = meta.replay.len();
         let payload = frame(&meta, &open.payload);
@@ -1508,7 +1551,7 @@ impl Resilience {
             let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let key = self.locs.locs[loc as usize].key.clone();
             self.refresh_live(ops);
-            self.open_region(index, key, bound, None);
+            self.open_region(ops, index, key, bound, None);
         }
         if self.region.is_some() {
             self.feed_region(ops, &fp);

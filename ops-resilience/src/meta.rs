@@ -55,6 +55,46 @@ pub struct TrackerState {
     pub target_occ: u64,
 }
 
+/// A reduction's running value when the region opened: loops may have folded into it before
+/// the checkpoint's loop while the program reads the result only after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PendingReduction {
+    /// The reduction's name.
+    pub name: String,
+    /// `f64`, `f32` or `i32`.
+    pub ty: String,
+    /// The value's bits (f64/f32 bit patterns, or the i32 as unsigned).
+    pub bits: u64,
+}
+
+impl PendingReduction {
+    /// Captures a value.
+    pub fn new(name: &str, v: ops_core::Scalar) -> PendingReduction {
+        use ops_core::Scalar;
+        let (ty, bits) = match v {
+            Scalar::F64(x) => ("f64", x.to_bits()),
+            Scalar::F32(x) => ("f32", x.to_bits() as u64),
+            Scalar::I32(x) => ("i32", x as u32 as u64),
+        };
+        PendingReduction {
+            name: name.to_string(),
+            ty: ty.into(),
+            bits,
+        }
+    }
+
+    /// The value, if the type is known.
+    pub fn value(&self) -> Option<ops_core::Scalar> {
+        use ops_core::Scalar;
+        Some(match self.ty.as_str() {
+            "f64" => Scalar::F64(f64::from_bits(self.bits)),
+            "f32" => Scalar::F32(f32::from_bits(self.bits as u32)),
+            "i32" => Scalar::I32(self.bits as u32 as i32),
+            _ => return None,
+        })
+    }
+}
+
 /// A resilient region's checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResilientMeta {
@@ -77,6 +117,9 @@ pub struct CkptMeta {
     pub state: TrackerState,
     /// Set for checkpoints of resilient regions.
     pub resilient: Option<ResilientMeta>,
+    /// Every reduction's running value at the checkpoint's loop, in declaration order.
+    #[serde(default)]
+    pub reductions: Vec<PendingReduction>,
 }
 
 /// Frames the meta and the application's payload into one payload.
@@ -134,7 +177,12 @@ mod tests {
                 target_occ: 3,
             },
             resilient: None,
+            reductions: vec![PendingReduction::new("dt", ops_core::Scalar::F64(0.25))],
         };
+        assert_eq!(
+            meta.reductions[0].value(),
+            Some(ops_core::Scalar::F64(0.25))
+        );
         let p = frame(&meta, b"step=42");
         let (m, user) = unframe(&p).unwrap();
         assert_eq!(m, meta);

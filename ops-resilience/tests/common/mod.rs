@@ -222,6 +222,15 @@ pub enum Stmt {
         dat: usize,
         r: R,
     },
+    /// A sum into the `late` reduction whose result is read only by a later [`Stmt::ReadLate`]
+    /// (a checkpoint between the two must carry the running value).
+    ReduceLater {
+        name: String,
+        dat: usize,
+        r: R,
+    },
+    /// Reads the `late` reduction.
+    ReadLate,
     Set {
         dat: usize,
         r: R,
@@ -291,7 +300,7 @@ fn gen_stmt(rng: &mut Rng, nx: i32, ny: i32, id: &mut u32, depth: u32) -> Stmt {
     let name = format!("s{id}");
     let field = |rng: &mut Rng| 1 + rng.below((NDAT - 1) as u64) as usize;
     let any = |rng: &mut Rng| rng.below(NDAT as u64) as usize;
-    match rng.below(if depth == 0 { 14 } else { 12 }) {
+    match rng.below(if depth == 0 { 16 } else { 14 }) {
         0..=7 => {
             let k = [
                 K::Copy,
@@ -347,6 +356,12 @@ fn gen_stmt(rng: &mut Rng, nx: i32, ny: i32, id: &mut u32, depth: u32) -> Stmt {
             dat: field(rng),
             r: gen_range(rng, nx, ny, 0),
         },
+        12 => Stmt::ReduceLater {
+            name,
+            dat: any(rng),
+            r: gen_range(rng, nx, ny, 0),
+        },
+        13 => Stmt::ReadLate,
         _ => {
             let n = 1 + rng.below(3);
             Stmt::Repeat {
@@ -425,6 +440,7 @@ pub struct World {
     px: Stencil,
     sum: Reduction<f64>,
     max: Reduction<f64>,
+    late: Reduction<f64>,
     pub acc: f64,
     /// Every value the program received, as bits.
     pub seen: Vec<u64>,
@@ -456,6 +472,7 @@ impl World {
         let px = ops.stencil("SP10", &[[1, 0]]).unwrap();
         let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
         let max = ops.reduction::<f64>("max", ReduceOp::Max);
+        let late = ops.reduction::<f64>("late", ReduceOp::Sum);
         World {
             ops,
             grid,
@@ -465,6 +482,7 @@ impl World {
             px,
             sum,
             max,
+            late,
             acc: 0.25,
             seen: Vec::new(),
         }
@@ -576,6 +594,23 @@ impl World {
                     .fetch_range(&self.d[*dat], [r[0]..r[1], r[2]..r[3]])?;
                 let s: f64 = v.iter().sum();
                 self.fold(s);
+                Ok(())
+            }
+            Stmt::ReduceLater { name, dat, r } => {
+                let x = self.d[*dat];
+                let red = self.late;
+                self.ops.par_loop(
+                    k_sum,
+                    name,
+                    &g,
+                    [r[0]..r[1], r[2]..r[3]],
+                    &[x.arg(&pt, Read), red.arg()],
+                )
+            }
+            Stmt::ReadLate => {
+                let red = self.late;
+                let v = self.ops.reduction_result(&red)?;
+                self.fold(v);
                 Ok(())
             }
             Stmt::Set { dat, r } => {

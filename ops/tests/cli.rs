@@ -1,0 +1,309 @@
+//! End to end through the command line: `ops-heat` (a program with no checkpoint code) is
+//! killed with SIGKILL at loop indices and in the middle of checkpoint writes, restarted with
+//! `--ops-restart`, and must print exactly what an uninterrupted run prints. Also: restarting
+//! with no checkpoint, corrupted checkpoint files, flag errors, the diagnostics JSON.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ops-heat");
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(label: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("ops-cli-{}-{label}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn path(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn heat(out: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args([
+        "--n",
+        "24",
+        "--steps",
+        "25",
+        "--ops-backend",
+        "rayon",
+        "--ops-threads",
+        "2",
+    ])
+    .arg("--out")
+    .arg(out)
+    .args(args)
+    .env_remove("OPS_INJECT_FAILURE");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OPS_") {
+            c.env_remove(k);
+        }
+    }
+    c
+}
+
+fn run(mut c: Command) -> Output {
+    c.output().expect("run ops-heat")
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn reference(s: &Scratch) -> String {
+    let out = s.path("ref.txt");
+    let o = run(heat(&out, &[]));
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::read_to_string(out).unwrap()
+}
+
+fn ckpt_flags<'a>(dir: &'a str, mode: &'a str) -> Vec<&'a str> {
+    vec![
+        "--ops-checkpoint-dir",
+        dir,
+        "--ops-checkpoint-mode",
+        mode,
+        "--ops-checkpoint-every",
+        "1",
+    ]
+}
+
+#[test]
+fn sigkill_at_loops_then_restart_is_bitwise_identical() {
+    let s = Scratch::new("kill");
+    let want = reference(&s);
+    let dir = s.path("ck");
+    let dir = dir.to_str().unwrap();
+    // How many loops the run has (the tracker's summary line says).
+    let o = run(heat(&s.path("count.txt"), &["--ops-diags", "1"]));
+    let t = text(&o);
+    let loops: u64 = t
+        .split("ops-resilience: ")
+        .nth(1)
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no loop count in {t}"));
+    let mut restored = 0;
+    let kills: Vec<u64> = (1..=10).map(|i| loops * i / 11 + i * 7 % 5).collect();
+    for (i, n) in kills.iter().enumerate() {
+        let mode = ["blocking", "thread"][i % 2];
+        let _ = std::fs::remove_dir_all(dir);
+        let out = s.path("out.txt");
+        let mut c = heat(&out, &ckpt_flags(dir, mode));
+        c.env("OPS_INJECT_FAILURE", format!("loop:{n}"));
+        let o = run(c);
+        if o.status.success() {
+            continue; // the run was shorter
+        }
+        assert_eq!(o.status.signal(), Some(9), "loop:{n}: {}", text(&o));
+        let mut args = ckpt_flags(dir, mode);
+        args.extend(["--ops-restart", "--ops-diags", "1"]);
+        let o = run(heat(&out, &args));
+        assert!(o.status.success(), "restart after loop:{n}: {}", text(&o));
+        assert!(
+            std::fs::read_to_string(&out).unwrap() == want,
+            "{mode}, killed before loop {n}: the restarted run differs\n{}",
+            text(&o)
+        );
+        if text(&o).contains("restored checkpoint") {
+            restored += 1;
+        }
+    }
+    assert!(restored >= 6, "only {restored} restarts found a checkpoint");
+}
+
+#[test]
+fn sigkill_while_writing_a_checkpoint_then_restart_is_bitwise_identical() {
+    let s = Scratch::new("write");
+    let want = reference(&s);
+    let dir = s.path("ck");
+    let dir = dir.to_str().unwrap();
+    for mode in ["blocking", "thread"] {
+        let _ = std::fs::remove_dir_all(dir);
+        let out = s.path("out.txt");
+        let mut c = heat(&out, &ckpt_flags(dir, mode));
+        c.env("OPS_INJECT_FAILURE", "write:3");
+        let o = run(c);
+        assert_eq!(o.status.signal(), Some(9), "{mode}: {}", text(&o));
+        let mut args = ckpt_flags(dir, mode);
+        args.push("--ops-restart");
+        let o = run(heat(&out, &args));
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(std::fs::read_to_string(&out).unwrap() == want, "{mode}");
+    }
+}
+
+#[test]
+fn restart_without_checkpoint_says_so_and_starts_from_the_beginning() {
+    let s = Scratch::new("none");
+    let want = reference(&s);
+    let dir = s.path("empty");
+    let out = s.path("out.txt");
+    let mut args = ckpt_flags(dir.to_str().unwrap(), "blocking");
+    args.push("--ops-restart");
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!(
+            "no complete checkpoint in {}; starting from the beginning",
+            dir.display()
+        )),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+}
+
+#[test]
+fn a_corrupted_newest_checkpoint_is_rejected_by_name_and_an_older_one_used() {
+    let s = Scratch::new("corrupt");
+    let want = reference(&s);
+    let dir = s.path("ck");
+    let d = dir.to_str().unwrap();
+    let out = s.path("out.txt");
+    let mut args = ckpt_flags(d, "blocking");
+    args.extend(["--ops-checkpoint-keep", "3"]);
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    // Cut the newest file short, as a crash of the file system would.
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "keep 3: {files:?}");
+    let newest = files.last().unwrap();
+    let bytes = std::fs::read(newest).unwrap();
+    std::fs::write(newest, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    args.extend(["--ops-restart", "--ops-diags", "1"]);
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    let name = newest.file_name().unwrap().to_str().unwrap();
+    assert!(
+        text(&o).contains("rejected checkpoint") && text(&o).contains(name),
+        "{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("restored checkpoint"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+}
+
+#[test]
+fn bad_flag_values_are_errors_naming_the_flag() {
+    let s = Scratch::new("flags");
+    let out = s.path("out.txt");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--ops-checkpoint-interval", "soon"],
+            "--ops-checkpoint-interval",
+        ),
+        (&["--ops-checkpoint-every", "0"], "--ops-checkpoint-every"),
+        (&["--ops-checkpoint-keep", "0"], "--ops-checkpoint-keep"),
+        (&["--ops-checkpoint-mode", "tape"], "--ops-checkpoint-mode"),
+        (&["--ops-diags", "12"], "--ops-diags"),
+        (&["--ops-mtbf", "0s"], "--ops-mtbf"),
+        (&["--ops-checkpoint-interval", "auto"], "--ops-mtbf"),
+    ];
+    for (args, flag) in cases {
+        let o = run(heat(&out, args));
+        assert!(!o.status.success(), "{args:?} accepted");
+        assert!(text(&o).contains(flag), "{args:?}: {}", text(&o));
+    }
+    // The same through the environment.
+    let mut c = heat(&out, &[]);
+    c.env("OPS_CHECKPOINT_MODE", "tape");
+    let o = run(c);
+    assert!(
+        !o.status.success() && text(&o).contains("--ops-checkpoint-mode"),
+        "{}",
+        text(&o)
+    );
+    let mut c = heat(&out, &[]);
+    c.env("OPS_INJECT_FAILURE", "loop:soon");
+    let o = run(c);
+    assert!(
+        !o.status.success() && text(&o).contains("OPS_INJECT_FAILURE"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn diagnostics_json_reports_checkpoints_and_decisions() {
+    let s = Scratch::new("diags");
+    let want = reference(&s);
+    let dir = s.path("ck");
+    let json = s.path("diags.json");
+    let out = s.path("out.txt");
+    let mut args = ckpt_flags(dir.to_str().unwrap(), "thread");
+    args.extend([
+        "--ops-diags",
+        "3",
+        "--ops-diags-json",
+        json.to_str().unwrap(),
+    ]);
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+    let t = text(&o);
+    assert!(t.contains("checkpoint location candidates"), "{t}");
+    assert!(t.contains("stall"), "{t}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cks = j["checkpoints"].as_array().unwrap();
+    assert!(!cks.is_empty());
+    for c in cks {
+        for key in [
+            "loop_index",
+            "location",
+            "bytes",
+            "datasets",
+            "stall_s",
+            "write_s",
+        ] {
+            assert!(c.get(key).is_some(), "checkpoint without {key}: {c}");
+        }
+    }
+    // The conductivity is computed once at start-up: recomputed, never saved.
+    let last = cks.last().unwrap();
+    let names: Vec<&str> = last["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"plate/conductivity"), "{names:?}");
+    let dec = last["decisions"].as_array().unwrap();
+    let cond = dec
+        .iter()
+        .find(|d| d["name"] == "plate/conductivity")
+        .unwrap();
+    assert_eq!(cond["reason"], "recomputed at restore");
+    assert!(j["location"]["chosen"].is_string());
+}
+
+#[test]
+fn no_flags_no_observer() {
+    // Without checkpoint or diagnostics flags nothing is installed: no directory appears and
+    // nothing is printed.
+    let s = Scratch::new("plain");
+    let out = s.path("out.txt");
+    let mut c = heat(&out, &[]);
+    c.current_dir(&s.0);
+    let o = run(c);
+    assert!(o.status.success());
+    assert!(text(&o).is_empty(), "{}", text(&o));
+    assert!(!s.path("ops-checkpoints").exists());
+}
