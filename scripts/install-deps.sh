@@ -2,9 +2,10 @@
 # Installs the system packages the project needs, if missing (Debian; run as root or with sudo).
 # The Rust toolchain itself is expected to be present (rustup).
 set -euo pipefail
-# HDF5 for checkpoint files (h5dump from hdf5-tools reads them); Vulkan (Mesa) and OpenMPI join
-# with the issues that need them.
-pkgs=(libhdf5-dev hdf5-tools pkg-config)
+# HDF5 for checkpoint files (h5dump from hdf5-tools reads them); Mesa's Vulkan drivers (llvmpipe, a
+# software Vulkan device offering f64) so the wgpu backend and its tests run without a GPU.
+# OpenMPI joins with the issue that needs it.
+pkgs=(libhdf5-dev hdf5-tools pkg-config mesa-vulkan-drivers libvulkan1)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

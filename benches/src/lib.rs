@@ -32,7 +32,11 @@ fn scale(a: ReadWrite<f64>) {
     a[(0, 0)] = a[(0, 0)] * 1.000001;
 }
 
-/// Builds a runtime on `backend` with `threads` threads.
+/// Builds a runtime on `backend` with `threads` threads (`BackendKind::Wgpu`: fails when the
+/// machine has no adapter offering f64; the thread count does not apply).
+///
+/// The wgpu backend records loops and returns before they ran: time a batch of steps followed
+/// by [`Ops::synchronize`] (a no-op on the host backends).
 pub fn runtime(backend: BackendKind, threads: usize) -> Result<Ops> {
     ops_from_config(OpsConfig::new(backend).with_threads(Some(threads)))
 }
@@ -168,5 +172,10 @@ impl Stencil3d {
     /// Bytes one step moves: one read and one write per point.
     pub fn bytes_per_step(&self) -> u64 {
         2 * 8 * (self.n as u64).pow(3)
+    }
+
+    /// The runtime, to read results or the profile.
+    pub fn ops(&mut self) -> &mut Ops {
+        &mut self.ops
     }
 }

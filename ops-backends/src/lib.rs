@@ -1,6 +1,10 @@
 //! Execution backends for `ops-core`: [`seq`] (the sequential reference) and [`rayon`] (threads),
 //! both keeping datasets in 64-byte-aligned host memory ([`host`]) and running loops through the
-//! shared host executor, so their reductions agree bitwise for every thread count.
+//! shared host executor, so their reductions agree bitwise for every thread count; and, with the
+//! `wgpu` cargo feature (on by default), [`wgpu`] (the GPU, through WebGPU).
+//!
+//! `--ops-backend auto` picks `wgpu` when a real GPU offering f64 is present and `rayon`
+//! otherwise, and says which on stderr.
 //!
 //! Applications build their runtime here, from the `--ops-*` flags:
 //!
@@ -25,20 +29,56 @@
 pub mod host;
 pub mod rayon;
 pub mod seq;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 use ops_core::{Backend, BackendKind, Ops, OpsArgs, OpsConfig, Result};
 
+#[cfg(feature = "wgpu")]
+pub use crate::wgpu::WgpuBackend;
 pub use host::{HostBackend, HostBuf};
 pub use rayon::{RayonBackend, RayonRunner};
 pub use seq::SeqBackend;
 
-/// The backend `config` asks for.
+/// The backend `config` asks for. `Auto` reports its choice on stderr.
 pub fn backend_from_config(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     config.validate()?;
     Ok(match config.backend {
         BackendKind::Seq => Box::new(SeqBackend::new()),
         BackendKind::Rayon => Box::new(RayonBackend::new(config.threads)?),
+        BackendKind::Wgpu => wgpu_backend()?,
+        BackendKind::Auto => match auto_gpu() {
+            Ok(b) => b,
+            Err(why) => {
+                eprintln!("ops: --ops-backend auto: {why}; using rayon");
+                Box::new(RayonBackend::new(config.threads)?)
+            }
+        },
     })
+}
+
+#[cfg(feature = "wgpu")]
+fn wgpu_backend() -> Result<Box<dyn Backend>> {
+    Ok(Box::new(WgpuBackend::new()?))
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_backend() -> Result<Box<dyn Backend>> {
+    Err(ops_core::OpsError::InvalidConfig(
+        "--ops-backend wgpu: ops-backends was built without its `wgpu` feature".into(),
+    ))
+}
+
+#[cfg(feature = "wgpu")]
+fn auto_gpu() -> std::result::Result<Box<dyn Backend>, String> {
+    let b = WgpuBackend::on_gpu()?;
+    eprintln!("ops: --ops-backend auto: using wgpu on {}", b.adapter());
+    Ok(Box::new(b))
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn auto_gpu() -> std::result::Result<Box<dyn Backend>, String> {
+    Err("built without the `wgpu` feature".into())
 }
 
 /// A runtime configured by `config`, with the backend it names.

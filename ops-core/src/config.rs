@@ -8,14 +8,22 @@ pub enum BackendKind {
     /// Multi-threaded host backend on a dedicated rayon thread pool.
     #[default]
     Rayon,
+    /// GPU backend (WebGPU through wgpu; needs an adapter offering f64, such as a GPU's Vulkan
+    /// driver or Mesa's software llvmpipe). `OPS_WGPU_ADAPTER=<name part>` picks an adapter.
+    Wgpu,
+    /// `wgpu` when a real GPU offering f64 is present (not a CPU/software adapter), else
+    /// `rayon`; the choice is reported on stderr.
+    Auto,
 }
 
 impl BackendKind {
-    /// The backend's flag value (`"seq"`, `"rayon"`).
+    /// The backend's flag value (`"seq"`, `"rayon"`, `"wgpu"`, `"auto"`).
     pub fn as_str(self) -> &'static str {
         match self {
             BackendKind::Seq => "seq",
             BackendKind::Rayon => "rayon",
+            BackendKind::Wgpu => "wgpu",
+            BackendKind::Auto => "auto",
         }
     }
 }
@@ -56,7 +64,7 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct OpsArgs {
-    /// Execution backend.
+    /// Execution backend: seq, rayon, wgpu (GPU), or auto (wgpu on a real GPU, else rayon).
     #[arg(
         long = "ops-backend",
         env = "OPS_BACKEND",
@@ -64,7 +72,8 @@ pub struct OpsArgs {
         default_value = "rayon"
     )]
     pub backend: BackendKind,
-    /// Worker threads for the rayon backend (at least 1; default: one per core).
+    /// Worker threads for the rayon backend (at least 1; default: one per core; the wgpu
+    /// backend ignores it).
     #[arg(long = "ops-threads", env = "OPS_THREADS", value_parser = parse_threads)]
     pub threads: Option<usize>,
 }

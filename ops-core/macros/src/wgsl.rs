@@ -52,8 +52,7 @@ pub fn kernel(k: &Kernel) -> Result<String, String> {
         "@compute @workgroup_size({WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-    let ops_n = ops_loop.hi - ops_loop.lo;
-    let ops_lin = i32(gid.x + gid.y * nwg.x * {WORKGROUP}u);"
+    let ops_pt = ops_iteration_point(gid, lid, wid, nwg);"
     );
     for (p, param) in k.params.iter().enumerate() {
         if let ParamKind::Reduce(op) = param.kind {
@@ -61,29 +60,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
                 w,
                 "    var acc_{p}: {} = {};",
                 param.ty.wgsl(),
-                identity(op, param.ty)
+                identity(op, p, param.ty)
             );
         }
     }
     let _ = writeln!(
         w,
-        "    if (ops_lin < ops_n.x * ops_n.y * ops_n.z) {{
-        let ops_x = ops_loop.lo.x + ops_lin % ops_n.x;
-        let ops_y = ops_loop.lo.y + (ops_lin / ops_n.x) % ops_n.y;
-        let ops_z = ops_loop.lo.z + ops_lin / (ops_n.x * ops_n.y);"
+        "    if (ops_pt.w != 0) {{
+        let ops_x = ops_pt.x;
+        let ops_y = ops_pt.y;
+        let ops_z = ops_pt.z;"
     );
     for (p, param) in k.params.iter().enumerate() {
         if param.is_dat() && !param.offsets.is_empty() {
+            // The argument's layout is read once; offsets add only their non-zero terms.
             let _ = writeln!(
                 w,
-                "        let p_{p} = ops_point({p}u, ops_x, ops_y, ops_z);"
+                "        let ops_d{p} = ops_loop.dats[{p}];
+        let p_{p} = ops_d{p}.origin + ops_x * ops_d{p}.i0 + ops_y * ops_d{p}.i1 + ops_z * ops_d{p}.i2;"
             );
             for (s, o) in param.offsets.iter().enumerate() {
-                let _ = writeln!(
-                    w,
-                    "        let o_{p}_{s} = p_{p} + ops_offset({p}u, {}, {}, {});",
-                    o[0], o[1], o[2]
-                );
+                let mut e = format!("p_{p}");
+                for (d, &v) in o.iter().enumerate() {
+                    match v {
+                        0 => {}
+                        1 => e.push_str(&format!(" + ops_d{p}.m{d}")),
+                        -1 => e.push_str(&format!(" - ops_d{p}.m{d}")),
+                        v => e.push_str(&format!(" + ({v}) * ops_d{p}.m{d}")),
+                    }
+                }
+                let _ = writeln!(w, "        let o_{p}_{s} = {e};");
             }
         }
     }
@@ -108,7 +114,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         if (lid < s) {{ w_{p}[lid] = {combine}; }}
         workgroupBarrier();
     }}
-    if (lid == 0u) {{ r_{p}[wid.x + wid.y * nwg.x] = w_{p}[0]; }}",
+    if (lid == 0u) {{ r_{p}[ops_workgroup_index(wid, nwg)] = w_{p}[0]; }}",
                 half = WORKGROUP / 2
             );
         }
@@ -117,16 +123,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     Ok(out)
 }
 
-fn identity(op: ReduceOp, t: Ty) -> String {
+/// The starting value of reduction parameter `p`: the runtime writes the operation's identity
+/// into the loop description's global slot of the parameter (`gf[p]` or `gi[p]`), because WGSL
+/// cannot spell the infinities that are the identities of float `Min`/`Max`.
+fn identity(op: ReduceOp, p: usize, t: Ty) -> String {
     match (op, t) {
         (ReduceOp::Sum, t) => literal_zero(t),
-        // WGSL has no infinity literals: the largest finite values stand in.
-        (ReduceOp::Min, Ty::F64) => "1.7976931348623157e308lf".into(),
-        (ReduceOp::Max, Ty::F64) => "-1.7976931348623157e308lf".into(),
-        (ReduceOp::Min, Ty::F32) => "3.4028235e38f".into(),
-        (ReduceOp::Max, Ty::F32) => "-3.4028235e38f".into(),
-        (ReduceOp::Min, _) => "2147483647i".into(),
-        (ReduceOp::Max, _) => "(-2147483647i - 1i)".into(),
+        (_, Ty::F64) => format!("ops_loop.gf[{p}]"),
+        (_, Ty::F32) => format!("f32(ops_loop.gf[{p}])"),
+        _ => format!("ops_loop.gi[{p}]"),
     }
 }
 
@@ -278,7 +283,10 @@ impl Lower<'_> {
                     MathFn::Sqrt | MathFn::Abs | MathFn::Floor | MathFn::Ceil => {
                         format!("{}({a})", f.name())
                     }
-                    MathFn::Min | MathFn::Max => format!("{}({a}, {b})", f.name()),
+                    MathFn::Min | MathFn::Max if t.is_int() => format!("{}({a}, {b})", f.name()),
+                    // Fortran MIN/MAX as the CPU code computes them: `b` when it compares
+                    // smaller (larger), else `a` (WGSL's min/max leave NaN and ±0 open).
+                    MathFn::Min | MathFn::Max => format!("ops_{}_{tn}({a}, {b})", f.name()),
                     MathFn::Signum if t.is_int() => format!("sign({a})"),
                     MathFn::Signum => format!("ops_signum_{tn}({a})"),
                     MathFn::Copysign => format!("ops_copysign_{tn}({a}, {b})"),
