@@ -70,6 +70,15 @@ pub trait LoopObserver: Any + Send {
         LoopAction::Run
     }
 
+    /// Called first in every `par_loop`, before validation. Returning true drops the call: it
+    /// is not validated, not shown to [`before_loop`](LoopObserver::before_loop) or
+    /// [`after_loop`](LoopObserver::after_loop), not run and not profiled, and `par_loop`
+    /// returns `Ok(())`. An observer replaying a restarted run uses it to pass over the loops it
+    /// skips anyway at almost no cost (it counts them itself). The default keeps every loop.
+    fn skip_unvalidated(&mut self) -> bool {
+        false
+    }
+
     /// Called after a loop ran (or was skipped), with its reductions already folded in.
     fn after_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>, action: LoopAction) {
         let _ = (ops, plan, action);

@@ -936,6 +936,11 @@ impl Ops {
         range: IterRange,
         args: &[Arg],
     ) -> Result<()> {
+        if let Some(o) = self.observer.as_mut() {
+            if o.skip_unvalidated() {
+                return Ok(());
+            }
+        }
         let t0 = Instant::now();
         let location = std::panic::Location::caller();
         let plan = self.plan_loop(kernel, name, block, range, args, location)?;

@@ -101,37 +101,25 @@ fn setup(log: &Arc<Mutex<Log>>, refuse: Option<&str>) -> (Ops, Block, Dat<f64>, 
 }
 
 #[test]
+#[rustfmt::skip]
 fn plans_carry_call_sites_and_full_write_flags() {
     let log = Arc::new(Mutex::new(Log::default()));
     let (mut ops, grid, a, b, pt) = setup(&log, None);
-    let line = line!() + 1;
-    ops.par_loop(
-        fill,
-        "fill",
-        &grid,
-        [0..4, 0..4],
-        &[Arg::idx(), a.arg(&pt, Write)],
-    )
-    .unwrap();
-    ops.par_loop(
-        maybe,
-        "maybe",
-        &grid,
-        [0..4, 0..4],
-        &[a.arg(&pt, Read), b.arg(&pt, Write)],
-    )
-    .unwrap();
+    let fill_line = line!() + 1;
+    ops.par_loop(fill, "fill", &grid, [0..4, 0..4], &[Arg::idx(), a.arg(&pt, Write)]).unwrap();
+    let maybe_line = line!() + 1;
+    ops.par_loop(maybe, "maybe", &grid, [0..4, 0..4], &[a.arg(&pt, Read), b.arg(&pt, Write)]).unwrap();
     let ev = log.lock().unwrap().events.clone();
     assert_eq!(
         ev[0],
-        format!("loop fill at observer_hooks.rs:{line} [a:false:true]")
+        format!("loop fill at observer_hooks.rs:{fill_line} [a:false:true]")
     );
     // A conditional write is tracked as read and written.
     assert_eq!(
         ev[1],
         format!(
             "loop maybe at observer_hooks.rs:{} [a:true:false b:true:true]",
-            line + 2
+            maybe_line
         )
     );
 }
@@ -224,4 +212,64 @@ fn untyped_access_by_id() {
     assert!(ops
         .upload_bytes(id, &[-2..1, 4..5].into(), &[0u8; 24])
         .is_err());
+}
+
+struct SkipFirst {
+    left: u32,
+    seen: Arc<Mutex<Log>>,
+}
+
+impl LoopObserver for SkipFirst {
+    fn skip_unvalidated(&mut self) -> bool {
+        if self.left > 0 {
+            self.left -= 1;
+            return true;
+        }
+        false
+    }
+    fn before_loop(&mut self, _ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+        self.seen.lock().unwrap().events.push(plan.name.to_string());
+        LoopAction::Run
+    }
+}
+
+#[test]
+fn skip_unvalidated_drops_the_call_before_validation() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    ops.set_observer(Some(Box::new(SkipFirst {
+        left: 2,
+        seen: log.clone(),
+    })));
+    let grid = ops.block("grid", 2).unwrap();
+    let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    // Dropped even though it is invalid (a range outside the dataset).
+    ops.par_loop(
+        fill,
+        "bad",
+        &grid,
+        [0..9, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    ops.par_loop(
+        fill,
+        "dropped",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    assert_eq!(ops.fetch_data(&a).unwrap(), vec![0.0; 16]);
+    ops.par_loop(
+        fill,
+        "kept",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    assert_eq!(log.lock().unwrap().events, vec!["kept".to_string()]);
+    assert!(ops.profile().iter().all(|p| p.name == "kept"));
 }

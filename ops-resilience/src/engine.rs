@@ -536,10 +536,9 @@ impl Resilience {
             r.replay_s = self.started.elapsed().as_secs_f64();
             r.upload_s = t0.elapsed().as_secs_f64();
         }
-        if self.cfg.diags >= 1 {
-            if let Some(r) = &self.report.restore {
-                eprint!("{}", Report::restore_text(r));
-            }
+        // A restart always says where it restarted from.
+        if let Some(r) = &self.report.restore {
+            eprint!("{}", Report::restore_text(r));
         }
         Ok(())
     }
@@ -942,10 +941,9 @@ impl Resilience {
             rep.skipped_loops = skipped;
             rep.replayed_queries = q_cursor as u64;
         }
-        if self.cfg.diags >= 1 {
-            if let Some(rep) = &self.report.restore {
-                eprint!("{}", Report::restore_text(rep));
-            }
+        // A restart always says where it restarted from.
+        if let Some(rep) = &self.report.restore {
+            eprint!("{}", Report::restore_text(rep));
         }
         Ok(())
     }
@@ -1566,6 +1564,26 @@ impl Resilience {
 }
 
 impl LoopObserver for Resilience {
+    fn skip_unvalidated(&mut self) -> bool {
+        let Mode::Replay(r) = &mut self.mode else {
+            return false;
+        };
+        let index = self.index;
+        if index >= r.k {
+            return false;
+        }
+        let ex = &r.meta.replay;
+        while r.exec_cursor < ex.len() && ex[r.exec_cursor] < index {
+            r.exec_cursor += 1;
+        }
+        if ex.get(r.exec_cursor) == Some(&index) {
+            return false; // re-executed: validated and run as usual
+        }
+        self.index += 1;
+        r.skipped += 1;
+        true
+    }
+
     fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
         let t0 = Instant::now();
         let a = self.before_loop_inner(ops, plan);
