@@ -258,8 +258,10 @@ pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
 pub const MAX_CELLS: usize = 1 << 31;
 /// Largest `halo_depth` accepted.
 pub const MAX_HALO_DEPTH: usize = 8;
-/// Largest `tl_max_iters` accepted (the solver keeps per-iteration CG coefficients).
-pub const MAX_ITERS: i64 = 100_000_000;
+/// Largest `tl_max_iters` accepted.
+pub const MAX_ITERS: i64 = 1_000_000_000;
+/// Largest `tl_ppcg_inner_steps` accepted (PPCG keeps a table of their coefficients).
+pub const MAX_INNER_STEPS: i64 = 1_000_000;
 
 /// Deck text of the built-in default problem (tea_bm_2: 250x250, CG, 10 steps, test problem 2).
 pub const DEFAULT_DECK: &str = include_str!("../decks/tea_bm_2.in");
@@ -556,10 +558,10 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
                 "tl_ppcg_inner_steps" => {
                     again("tl_ppcg_inner_steps", &mut deck.notes);
                     let v = parse_int(file, value("a value")?, key)?;
-                    if !(-1..=MAX_ITERS).contains(&v) {
+                    if !(-1..=MAX_INNER_STEPS).contains(&v) {
                         return Err(err(
                             w.line,
-                            format!("`{key}` must be between -1 and {MAX_ITERS}, got {v}"),
+                            format!("`{key}` must be between -1 and {MAX_INNER_STEPS}, got {v}"),
                         ));
                     }
                     deck.ppcg_inner_steps = v;

@@ -159,22 +159,45 @@ pub fn calc_eigenvalues(alphas: &[f64], betas: &[f64]) -> std::result::Result<(f
     Ok((min, max))
 }
 
-/// The Chebyshev coefficients for `n` iterations on the interval `[eigmin, eigmax]`, and the
-/// interval's centre `theta` (tea_calc_ch_coefs).
-pub fn ch_coefs(eigmin: f64, eigmax: f64, n: usize) -> (Vec<f64>, Vec<f64>, f64) {
-    let theta = (eigmax + eigmin) / 2.0;
-    let delta = (eigmax - eigmin) / 2.0;
-    let sigma = theta / delta;
-    let mut rho_old = 1.0 / sigma;
-    let mut alphas = Vec::with_capacity(n);
-    let mut betas = Vec::with_capacity(n);
-    for _ in 0..n {
-        let rho_new = 1.0 / (2.0 * sigma - rho_old);
-        alphas.push(rho_new * rho_old);
-        betas.push(2.0 * rho_new / delta);
-        rho_old = rho_new;
+/// The Chebyshev coefficients on the interval `[eigmin, eigmax]` (tea_calc_ch_coefs), one
+/// iteration's `(alpha, beta)` at a time, so a long Chebyshev run needs no table.
+#[derive(Clone, Copy, Debug)]
+pub struct ChebyCoefs {
+    /// The interval's centre.
+    pub theta: f64,
+    delta: f64,
+    sigma: f64,
+    rho_old: f64,
+}
+
+impl ChebyCoefs {
+    /// The coefficients for `[eigmin, eigmax]`, starting at the first iteration's.
+    pub fn new(eigmin: f64, eigmax: f64) -> ChebyCoefs {
+        let theta = (eigmax + eigmin) / 2.0;
+        let delta = (eigmax - eigmin) / 2.0;
+        let sigma = theta / delta;
+        ChebyCoefs {
+            theta,
+            delta,
+            sigma,
+            rho_old: 1.0 / sigma,
+        }
     }
-    (alphas, betas, theta)
+
+    /// The next iteration's `(alpha, beta)`.
+    pub fn next_pair(&mut self) -> (f64, f64) {
+        let rho_new = 1.0 / (2.0 * self.sigma - self.rho_old);
+        let pair = (rho_new * self.rho_old, 2.0 * rho_new / self.delta);
+        self.rho_old = rho_new;
+        pair
+    }
+}
+
+/// The first `n` Chebyshev coefficients for `[eigmin, eigmax]` as tables, and `theta`.
+pub fn ch_coefs(eigmin: f64, eigmax: f64, n: usize) -> (Vec<f64>, Vec<f64>, f64) {
+    let mut c = ChebyCoefs::new(eigmin, eigmax);
+    let (alphas, betas) = (0..n).map(|_| c.next_pair()).unzip();
+    (alphas, betas, c.theta)
 }
 
 /// Fortran `NINT` to a default integer.
@@ -217,8 +240,11 @@ impl Tea {
             fields = Fields::of(&[Field::U]);
         }
 
-        let mut cg_alphas = vec![0.0; max_iters];
-        let mut cg_betas = vec![0.0; max_iters];
+        let mut cg_alphas: Vec<f64> = Vec::new();
+        let mut cg_betas: Vec<f64> = Vec::new();
+        // Chebyshev's coefficients, produced as its iterations use them, and the inner steps'
+        // table (PPCG's, or the first ones of Chebyshev's when a deck asks for inner steps).
+        let mut cheby = ChebyCoefs::new(1.0, 2.0);
         let mut ch_alphas: Vec<f64> = Vec::new();
         let mut ch_betas: Vec<f64> = Vec::new();
         let mut theta = 0.0;
@@ -245,16 +271,26 @@ impl Tea {
                     let eig = match self.eigen {
                         Some(e) => e,
                         None => {
-                            let (mn, mx) =
-                                calc_eigenvalues(&cg_alphas[..n - 1], &cg_betas[..n - 1])
-                                    .map_err(SolveError::Eigenvalues)?;
+                            let (mn, mx) = calc_eigenvalues(&cg_alphas, &cg_betas)
+                                .map_err(SolveError::Eigenvalues)?;
                             let e = (mn * 0.95, mx * 1.05);
                             self.eigen = Some(e);
                             e
                         }
                     };
                     if solver == Solver::Chebyshev {
-                        (ch_alphas, ch_betas, theta) = ch_coefs(eig.0, eig.1, max_cheby_iters);
+                        cheby = ChebyCoefs::new(eig.0, eig.1);
+                        theta = cheby.theta;
+                        let table = usize::try_from(inner_steps)
+                            .unwrap_or(0)
+                            .min(max_cheby_iters);
+                        (ch_alphas, ch_betas, _) = ch_coefs(eig.0, eig.1, table);
+                        if inner_steps > max_cheby_iters as i64 {
+                            return Err(SolveError::InnerSteps {
+                                steps: inner_steps,
+                                have: max_cheby_iters,
+                            });
+                        }
                     } else {
                         let steps = inner_steps.max(0) as usize;
                         (ch_alphas, ch_betas, theta) = ch_coefs(eig.0, eig.1, steps);
@@ -287,7 +323,8 @@ impl Tea {
                         let bb = self.norm2(u0)?;
                         self.cheby_init(theta)?;
                         self.update_halo(fields, 1)?;
-                        self.cheby_iterate(ch_alphas[0], ch_betas[0])?;
+                        let (a, b) = cheby.next_pair();
+                        self.cheby_iterate(a, b)?;
                         let r = self.d.r;
                         error = self.norm2(r)?;
                         let it_alpha = deck.eps / 2.0 * (bb / error).sqrt();
@@ -297,8 +334,8 @@ impl Tea {
                         report.messages.push(format!("{est_itc:>11}"));
                         cheby_calc_steps = 1;
                     } else {
-                        let i = cheby_calc_steps - 1;
-                        self.cheby_iterate(ch_alphas[i], ch_betas[i])?;
+                        let (a, b) = cheby.next_pair();
+                        self.cheby_iterate(a, b)?;
                         if n as i64 >= est_itc && n % 10 == 0 {
                             let r = self.d.r;
                             error = self.norm2(r)?;
@@ -323,10 +360,10 @@ impl Tea {
                 fields.insert(Field::P);
                 let pw = self.cg_calc_w()?;
                 let alpha = rro / pw;
-                cg_alphas[n - 1] = alpha;
+                cg_alphas.push(alpha);
                 let rrn = self.cg_calc_r(alpha)?;
                 let beta = rrn / rro;
-                cg_betas[n - 1] = beta;
+                cg_betas.push(beta);
                 self.cg_calc_p_u(alpha, beta)?;
                 error = rrn;
                 rro = rrn;
@@ -967,6 +1004,17 @@ mod tests {
         assert_eq!(a[0], rho1 * 0.5);
         assert_eq!(b[0], 2.0 * rho1 / 1.0);
         assert_eq!(a.len(), 3);
+    }
+
+    #[test]
+    fn coefficients_on_the_fly_equal_the_table() {
+        let (a, b, theta) = ch_coefs(0.3, 7.0, 50);
+        let mut c = ChebyCoefs::new(0.3, 7.0);
+        assert_eq!(c.theta, theta);
+        for i in 0..50 {
+            let (x, y) = c.next_pair();
+            assert_eq!((x.to_bits(), y.to_bits()), (a[i].to_bits(), b[i].to_bits()));
+        }
     }
 
     #[test]
