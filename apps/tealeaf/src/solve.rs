@@ -256,8 +256,12 @@ impl Tea {
         let mut error = 0.0;
         let inner_steps = deck.ppcg_inner_steps;
 
+        // A residual that is exactly zero means the step is already solved; CG would divide 0
+        // by 0 (the original does, and its answer becomes NaN unless rounding noise in its
+        // fused multiply-adds happens to leave a residual), so the solve stops here.
+        let solved = cg_family && rro == 0.0;
         let mut n = 1;
-        while n <= max_iters {
+        while n <= max_iters && !solved {
             // Whether Chebyshev / PPCG may take over from CG.
             if !ch_switch_check {
                 ch_switch_check = cheby_calc_steps > 0
@@ -388,7 +392,11 @@ impl Tea {
             let exact = self.calc_residual()?.sqrt();
             report.exact_error = Some(exact / initial_residual);
         }
-        report.error = error / initial_residual;
+        report.error = if solved {
+            0.0
+        } else {
+            error / initial_residual
+        };
         report.iterations = (n - 1) as u64;
         if solver == Solver::Ppcg {
             report.ppcg_inner_iterations = Some(ppcg_inner_iters);
