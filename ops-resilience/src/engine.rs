@@ -34,6 +34,7 @@ use crate::location::{spec_matches, LocTable};
 use crate::meta::{
     frame, unframe, CkptMeta, DatState, PendingReduction, ResilientMeta, TrackerState, META_VERSION,
 };
+use crate::pool::BufPool;
 use crate::region::{EntryKind, Region, SnapFn};
 use crate::store::{
     Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, SavedDat, SavedRegion,
@@ -128,7 +129,7 @@ pub struct Resilience {
     reason: String,
     target_occ: u64,
     last_ckpt_occ: u64,
-    dry: Vec<(u32, Region)>,
+    dry: Vec<(u32, u64, Region)>,
     region: Option<Box<Open>>,
     manual: bool,
     manual_any: bool,
@@ -147,6 +148,7 @@ pub struct Resilience {
     read_time: Duration,
     hook_time: Duration,
     stall_time: Duration,
+    pool: BufPool,
 }
 
 fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
@@ -173,9 +175,15 @@ fn describe(q: &LoggedQuery) -> String {
 }
 
 /// Copies one box of dataset `id` out of the backend.
-fn download(ops: &mut Ops, id: DatId, t: &DatTrack, b: &Bx) -> Result<Vec<u8>, String> {
+fn download(
+    ops: &mut Ops,
+    pool: &BufPool,
+    id: DatId,
+    t: &DatTrack,
+    b: &Bx,
+) -> Result<Vec<u8>, String> {
     let range = b.to_range(t.layout.dims);
-    let mut out = vec![0u8; b.points() as usize * t.point_bytes() as usize];
+    let mut out = pool.take(b.points() as usize * t.point_bytes() as usize);
     ops.download_bytes(id, &range, &mut out)
         .map_err(|e| format!("snapshot of `{}` {b}: {e}", t.name))?;
     Ok(out)
@@ -234,6 +242,7 @@ impl Resilience {
             read_time: Duration::ZERO,
             hook_time: Duration::ZERO,
             stall_time: Duration::ZERO,
+            pool: BufPool::default(),
             cfg,
         }
     }
@@ -663,6 +672,11 @@ impl Resilience {
         };
         self.target = Target::Chosen(id);
         self.reason = why;
+        if self.store.is_some() {
+            // Prepare buffers for the first checkpoint's copies.
+            let sizes = self.locs.locs[id as usize].last_sizes.clone();
+            self.pool.refill(sizes);
+        }
         self.target_occ = self.locs.locs[id as usize].count;
         self.last_ckpt_occ = self.target_occ;
         let mut cands: Vec<Candidate> = self
@@ -1015,10 +1029,10 @@ impl Resilience {
             return;
         };
         let t0 = Instant::now();
-        let (dats, ids) = (&self.dats, &self.ids);
+        let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            download(ops, ids[i], &dats[i], b)
+            download(ops, pool, ids[i], &dats[i], b)
         };
         let res = open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>);
         open.stall += t0.elapsed();
@@ -1040,10 +1054,10 @@ impl Resilience {
             return;
         };
         let t0 = Instant::now();
-        let (dats, ids) = (&self.dats, &self.ids);
+        let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            download(ops, ids[i], &dats[i], b)
+            download(ops, pool, ids[i], &dats[i], b)
         };
         if let Err(e) = open.region.close(&mut snap as &mut SnapFn<'_>) {
             self.warn(format!("checkpoint {} abandoned: {e}", open.sequence));
@@ -1209,6 +1223,11 @@ impl Resilience {
             dats: saved,
         };
         let bytes = ck.data_bytes() as u64;
+        let sizes: Vec<usize> = ck
+            .dats
+            .iter()
+            .flat_map(|d| d.regions.iter().map(|r| r.bytes.len()))
+            .collect();
         let Some(store) = self.store.as_mut() else {
             return;
         };
@@ -1216,6 +1235,8 @@ impl Resilience {
         let result = store.commit(ck);
         let stall = open.stall + t0.elapsed();
         self.stall_time += t0.elapsed();
+        // The next checkpoint here will save boxes of the same sizes.
+        self.pool.refill(sizes);
         self.last_end = Instant::now();
         self.last_cost = Some(stall);
         let mut rep = CheckpointReport {
@@ -1284,26 +1305,35 @@ impl Resilience {
         let mut never = |_: u32, _: &Bx| -> Result<Vec<u8>, String> {
             unreachable!("dry regions copy nothing")
         };
-        if self.locs.wants_sample(loc) && self.locs.steady(index) {
+        let best = match self.target {
+            Target::Chosen(id) => self.locs.locs[id as usize].stats().map(|s| s.1),
+            _ => None,
+        };
+        if self.locs.wants_sample(loc, best) && self.locs.steady(index) {
             let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let mut r = Region::new(index, bound, false);
             self.add_targets(&mut r, false, false);
-            self.dry.push((loc, r));
-            self.locs.start_sample(loc);
+            self.dry.push((loc, self.locs.epoch, r));
+            self.locs.start_sample(loc, index);
         }
         let mut finished = false;
         let mut k = 0;
         while k < self.dry.len() {
-            let r = &mut self.dry[k].1;
+            let r = &mut self.dry[k].2;
             let _ = r.on_loop(fp, &mut never as &mut SnapFn<'_>);
             if r.all_decided() || r.expired() {
-                let (l, r) = self.dry.swap_remove(k);
+                let (l, epoch, mut r) = self.dry.swap_remove(k);
+                let _ = r.close(&mut never as &mut SnapFn<'_>);
+                if epoch != self.locs.epoch {
+                    continue;
+                }
                 let mut bytes = r.save_bytes();
                 for (e, _) in self.alias_drops(&r) {
                     let e = &r.entries[e];
                     bytes -= e.save_points() * e.point_bytes;
                 }
                 self.locs.sample(l, bytes);
+                self.locs.locs[l as usize].last_sizes = std::mem::take(&mut r.sizes);
                 self.locs.locs[l as usize].sampling = false;
                 finished = true;
             } else {
@@ -1520,6 +1550,7 @@ impl Resilience {
             kill_self();
         }
         self.sync(ops);
+        self.locs.forget_on_new = self.target == Target::Learn;
         let loc = self.locs.id_of(plan, index);
         if !restored {
             self.locs.count(loc, index);
@@ -1624,7 +1655,7 @@ impl LoopObserver for Resilience {
                 if let Some(o) = self.region.as_mut() {
                     o.region.read(d, &b);
                 }
-                for (_, r) in &mut self.dry {
+                for (_, _, r) in &mut self.dry {
                     r.read(d, &b);
                 }
             }
@@ -1660,7 +1691,7 @@ impl LoopObserver for Resilience {
         let mut never = |_: u32, _: &Bx| -> Result<Vec<u8>, String> {
             unreachable!("dry regions copy nothing")
         };
-        for (_, r) in &mut self.dry {
+        for (_, _, r) in &mut self.dry {
             let _ = r.write(d as u32, &b, &mut never as &mut SnapFn<'_>);
         }
     }

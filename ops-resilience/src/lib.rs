@@ -39,6 +39,7 @@ pub mod engine;
 pub mod ext;
 pub mod location;
 pub mod meta;
+pub mod pool;
 pub mod region;
 pub mod store;
 pub mod track;

@@ -22,7 +22,7 @@ pub const SAMPLES: usize = 3;
 pub const FIRST_SAMPLE: u64 = 3;
 
 /// Most dry regions started at one location over a run.
-pub const MAX_SAMPLES: u64 = 8;
+pub const MAX_SAMPLES: u64 = 6;
 
 /// Statistics of one location.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,6 +61,9 @@ pub struct LocInfo {
     /// A dry region started here is still running.
     #[serde(skip)]
     pub sampling: bool,
+    /// Byte sizes of the boxes the latest dry region here would have copied.
+    #[serde(skip)]
+    pub last_sizes: Vec<usize>,
 }
 
 impl LocInfo {
@@ -95,6 +98,12 @@ pub struct LocTable {
     eligible: u32,
     /// Of those, the ones that have not occurred again since the latest new location.
     pending: u32,
+    /// While true (before the first choice), a new location discards every sample: the
+    /// program was not in its time loop yet.
+    pub forget_on_new: bool,
+    /// Incremented each time samples are discarded; dry regions started in an older epoch
+    /// report nothing.
+    pub epoch: u64,
     map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState>,
     /// Direct-mapped cache in front of `map`: (call-site address, name, id).
     cache: Vec<Option<(usize, Box<str>, u32)>>,
@@ -169,6 +178,16 @@ impl LocTable {
             self.eligible += 1;
             self.pending = self.eligible;
         }
+        if self.forget_on_new && self.locs.iter().any(|l| l.started > 0) {
+            // What looked periodic was not the time loop yet: start measuring afresh.
+            self.epoch += 1;
+            for l in &mut self.locs {
+                l.samples.clear();
+                l.started = 0;
+                l.sampling = false;
+                l.next_sample = l.count + 1;
+            }
+        }
         self.locs.push(LocInfo {
             key: key_of(plan),
             name: plan.name.to_string(),
@@ -185,6 +204,7 @@ impl LocTable {
             started: 0,
             next_sample: FIRST_SAMPLE,
             sampling: false,
+            last_sizes: Vec::new(),
         });
         id
     }
@@ -250,6 +270,8 @@ impl LocTable {
             locs,
             map,
             cache: Vec::new(),
+            forget_on_new: false,
+            epoch: 0,
             last_new,
             first_recur,
             eligible: 0,
@@ -291,23 +313,35 @@ impl LocTable {
     }
 
     /// True when a dry region should start at location `id` now (its latest occurrence): not
-    /// before its [`FIRST_SAMPLE`]-th occurrence, never two at once; the first [`SAMPLES`] at
-    /// consecutive occurrences, later ones each time the count doubles, [`MAX_SAMPLES`] in
-    /// all, so the statistics are refreshed for a while at a cost that fades geometrically.
-    pub fn wants_sample(&self, id: u32) -> bool {
+    /// before its [`FIRST_SAMPLE`]-th occurrence, never two at once; the first [`SAMPLES`] one
+    /// pass of the time loop apart (a location that occurs several times per pass, such as a
+    /// halo exchange, is measured at different passes rather than at neighbouring
+    /// occurrences), later ones each time the count quadruples, [`MAX_SAMPLES`] in all, so the
+    /// statistics are refreshed for a while at a cost that fades geometrically.
+    ///
+    /// Once a location is chosen (`best` is its mean), a location that already has its
+    /// [`SAMPLES`] is measured again only while it could compete (mean within 10 % of `best`).
+    pub fn wants_sample(&self, id: u32, best: Option<f64>) -> bool {
         let l = &self.locs[id as usize];
-        !l.sampling && l.started < MAX_SAMPLES && l.count >= l.next_sample
+        if l.sampling || l.started >= MAX_SAMPLES || l.count < l.next_sample {
+            return false;
+        }
+        match (best, l.stats()) {
+            (Some(b), Some((_, mean, _))) if l.samples.len() >= SAMPLES => mean <= 1.1 * b,
+            _ => true,
+        }
     }
 
-    /// Notes that a dry region started at location `id`.
-    pub fn start_sample(&mut self, id: u32) {
+    /// Notes that a dry region started at location `id` at loop `now`.
+    pub fn start_sample(&mut self, id: u32, now: u64) {
+        let per_pass = (self.locs[id as usize].count / self.median_recurring(now).max(1)).max(1);
         let l = &mut self.locs[id as usize];
         l.sampling = true;
         l.started += 1;
         l.next_sample = if l.started < SAMPLES as u64 {
-            l.count + 1
+            l.count + per_pass
         } else {
-            2 * l.count
+            4 * l.count
         };
     }
 
@@ -426,6 +460,7 @@ mod tests {
             started: samples.len() as u64,
             next_sample: FIRST_SAMPLE,
             sampling: false,
+            last_sizes: Vec::new(),
         }
     }
 

@@ -85,6 +85,8 @@ pub struct Region {
     by_dat: Vec<[u32; 2]>,
     undecided: usize,
     real: bool,
+    /// Byte sizes of the boxes save entries copied (or, dry, would have copied), in order.
+    pub sizes: Vec<usize>,
 }
 
 /// Copies one box of one dataset out of the backend (real regions only).
@@ -102,6 +104,7 @@ impl Region {
             by_dat: Vec::new(),
             undecided: 0,
             real,
+            sizes: Vec::new(),
         }
     }
 
@@ -175,13 +178,16 @@ impl Region {
                 // `needed` never copies a point that was already overwritten.
                 let hit = hit.intersect(&e.uncovered);
                 for x in hit.boxes() {
-                    if self.real && e.kind == EntryKind::Save {
-                        let bytes = snap(dat, x)?;
-                        e.saved.push(SavedRegion {
-                            lo: x.lo,
-                            hi: x.hi,
-                            bytes,
-                        });
+                    if e.kind == EntryKind::Save {
+                        self.sizes.push((x.points() * e.point_bytes) as usize);
+                        if self.real {
+                            let bytes = snap(dat, x)?;
+                            e.saved.push(SavedRegion {
+                                lo: x.lo,
+                                hi: x.hi,
+                                bytes,
+                            });
+                        }
                     }
                     e.snapped.add(*x);
                 }
@@ -195,13 +201,16 @@ impl Region {
             if e.uncovered.len() > 4 * MAX_BOXES {
                 let rest = std::mem::take(&mut e.uncovered);
                 for x in rest.boxes() {
-                    if self.real && e.kind == EntryKind::Save {
-                        let bytes = snap(dat, x)?;
-                        e.saved.push(SavedRegion {
-                            lo: x.lo,
-                            hi: x.hi,
-                            bytes,
-                        });
+                    if e.kind == EntryKind::Save {
+                        self.sizes.push((x.points() * e.point_bytes) as usize);
+                        if self.real {
+                            let bytes = snap(dat, x)?;
+                            e.saved.push(SavedRegion {
+                                lo: x.lo,
+                                hi: x.hi,
+                                bytes,
+                            });
+                        }
                     }
                     e.snapped.add(*x);
                 }
@@ -253,20 +262,20 @@ impl Region {
     /// every recompute entry's [`Entry::snapped`] ∪ [`Entry::uncovered`] is what must be
     /// recomputed.
     pub fn close(&mut self, snap: &mut SnapFn<'_>) -> Result<(), String> {
-        if !self.real {
-            return Ok(());
-        }
         for e in &mut self.entries {
             if e.kind != EntryKind::Save || e.decided {
                 continue;
             }
             for x in e.uncovered.boxes() {
-                let bytes = snap(e.dat, x)?;
-                e.saved.push(SavedRegion {
-                    lo: x.lo,
-                    hi: x.hi,
-                    bytes,
-                });
+                self.sizes.push((x.points() * e.point_bytes) as usize);
+                if self.real {
+                    let bytes = snap(e.dat, x)?;
+                    e.saved.push(SavedRegion {
+                        lo: x.lo,
+                        hi: x.hi,
+                        bytes,
+                    });
+                }
             }
         }
         Ok(())
