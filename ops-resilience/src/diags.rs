@@ -240,7 +240,7 @@ impl Report {
         if level >= 3 {
             for d in &c.decisions {
                 s.push_str(&format!(
-                    "  {:<32} {:<40} saved {:>10}  dropped {:>10}  recomputed {:>10}\n",
+                    "  {:<28} {:<50} saved {:>10}  dropped {:>10}  recomputed {:>10}\n",
                     d.name,
                     d.reason,
                     human_bytes(d.saved_bytes),
