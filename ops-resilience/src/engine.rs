@@ -44,6 +44,10 @@ use crate::track::{backward_slice, DatTrack, Footprint, HistEntry, MAX_HISTORY, 
 /// Smallest number of loops a checkpoint region (or a dry one) may span.
 pub const MIN_REGION_LOOPS: u64 = 64;
 
+/// Loops after the first recurrence after which the location is chosen with whatever the
+/// statistics hold, settled or not.
+pub const LEARN_LIMIT: u64 = 20_000;
+
 /// Where checkpoint regions open.
 #[derive(Clone, Debug, PartialEq)]
 enum Target {
@@ -1587,6 +1591,18 @@ impl Resilience {
         }
         if matches!(self.target, Target::Learn | Target::Chosen(_)) && !self.resilient_used {
             self.learn(loc, index, &fp);
+            // Statistics that never settle (new loops keep appearing) must not keep the run
+            // from being checkpointed: choose with what is measured once a checkpoint is due by
+            // time, or after LEARN_LIMIT loops of recurrence.
+            if self.target == Target::Learn && self.store.is_some() && index % 256 == 0 {
+                let long = self
+                    .locs
+                    .first_recur
+                    .is_some_and(|f| index > f + LEARN_LIMIT);
+                if long || self.interval_due() {
+                    self.try_choose(index, true);
+                }
+            }
         }
         self.update(loc, index, &fp);
         self.fp = fp;
