@@ -15,10 +15,10 @@ pub mod output;
 pub mod solve;
 pub mod tea;
 
-/// The runtime's API as the app uses it. Switching the app to another front end of the
-/// runtime (e.g. one that checkpoints automatically) is this one line.
+/// The runtime's API as the app uses it: the `ops` facade, whose flags alone give the app
+/// automatic checkpointing and restart by replay.
 pub mod prelude {
-    pub use ops_backends::prelude::*;
+    pub use ops::prelude::*;
 }
 
 use std::io::Write;

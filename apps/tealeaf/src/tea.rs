@@ -547,10 +547,15 @@ impl Tea {
         }
     }
 
-    /// Reflective boundary update of `fields` to `depth` layers, in the original's order: field
-    /// by field, the left and right strips (over the interior rows and `depth` halo rows) and
-    /// then the bottom and top strips (over the columns including the halo), layer by layer.
+    /// The original's update_halo on one chunk: with `reflective_boundary`, the reflective
+    /// update of `fields` to `depth` layers in its order (field by field, the left and right
+    /// strips over the interior rows and `depth` halo rows, then the bottom and top strips over
+    /// the columns including the halo, layer by layer); without it, nothing, as in the original
+    /// (the face coefficients are zero there, so no halo value is ever used).
     pub fn update_halo(&mut self, fields: Fields, depth: i32) -> Result<()> {
+        if !self.deck.reflective_boundary {
+            return Ok(());
+        }
         const ALL: [Field; 11] = [
             Field::Density,
             Field::Energy0,

@@ -373,6 +373,24 @@ fn matches_the_original_fortran() {
     }
 }
 
+/// A field whose residual is exactly zero (two states with the same density x energy) is
+/// already solved: the temperature stays finite and unchanged (the original divides 0 by 0).
+#[test]
+fn exactly_solved_step_stays_finite() {
+    let deck = temp_path("uniform.in");
+    std::fs::write(
+        &deck,
+        "*tea\nstate 1 density=2.0 energy=1.0\nstate 2 density=0.5 energy=4.0 \
+         geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=5.0\nx_cells=7\ny_cells=5\n\
+         xmax=10.0\nymax=10.0\ninitial_timestep=0.5\nend_step=3\ntl_use_cg\n*endtea\n",
+    )
+    .unwrap();
+    let (o, _) = run_deck(&deck, &[]);
+    let (first, last) = (o.summaries[0], *o.summaries.last().unwrap());
+    assert!(last.temperature.is_finite() && last.energy.is_finite());
+    assert!(rel(last.temperature, first.temperature) < 1e-14);
+}
+
 /// The binary reports deck errors with the file and line, and exits 1.
 #[test]
 fn bad_deck_is_an_error_with_file_and_line() {
