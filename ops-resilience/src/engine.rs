@@ -1594,7 +1594,7 @@ impl Resilience {
             // Statistics that never settle (new loops keep appearing) must not keep the run
             // from being checkpointed: choose with what is measured once a checkpoint is due by
             // time, or after LEARN_LIMIT loops of recurrence.
-            if self.target == Target::Learn && self.store.is_some() && index % 256 == 0 {
+            if self.target == Target::Learn && self.store.is_some() && index.is_multiple_of(256) {
                 let long = self
                     .locs
                     .first_recur
