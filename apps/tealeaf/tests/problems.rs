@@ -420,5 +420,7 @@ fn bad_deck_is_an_error_with_file_and_line() {
 fn profile_table() {
     let (o, text) = run_deck(&own_deck("small.in"), &["--profile"]);
     assert!(text.contains("tea_leaf_cg_calc_w"), "{text}");
+    assert!(o.profile.contains("field_summary"));
+    let (o, _) = run_deck(&own_deck("reflective.in"), &[]);
     assert!(o.profile.contains("update_halo"));
 }
