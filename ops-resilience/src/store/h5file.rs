@@ -365,15 +365,19 @@ pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, Strin
             .and_then(|(o, l)| blob.get(o..o.checked_add(l)?))
             .ok_or_else(|| format!("/queries/log[{i}]: bytes out of range"))?
             .to_vec();
-        let name = row.name.as_str().to_owned();
-        queries.push(match row.kind.as_str() {
+        // A corrupted table may hold bytes that are not UTF-8: an error, never a panic.
+        let text = |v: &VarLenUnicode, field: &str| {
+            std::str::from_utf8(v.as_bytes())
+                .map(str::to_owned)
+                .map_err(|_| format!("/queries/log[{i}].{field}: not UTF-8 text"))
+        };
+        let name = text(&row.name, "name")?;
+        let elem_name = text(&row.elem, "elem")?;
+        queries.push(match text(&row.kind, "kind")?.as_str() {
             REDUCTION => LoggedQuery::Reduction {
                 name,
-                elem: elem_from_name(row.elem.as_str()).ok_or_else(|| {
-                    format!(
-                        "/queries/log[{i}]: unknown element type {:?}",
-                        row.elem.as_str()
-                    )
+                elem: elem_from_name(&elem_name).ok_or_else(|| {
+                    format!("/queries/log[{i}]: unknown element type {elem_name:?}")
                 })?,
                 bytes,
             },
