@@ -349,7 +349,13 @@ fn run_case(c: &Case, threads: Option<usize>) -> Result<(), TestCaseError> {
             for (j, other) in arg_dat.iter().enumerate() {
                 // A second, read-only use is allowed when its box is disjoint from the written
                 // one (tests/halo_copy.rs checks that rule itself); empty ranges run nothing.
-                let read_only = matches!(c.args[j], ArgCase::Dat { access: A::Read, .. });
+                let read_only = matches!(
+                    c.args[j],
+                    ArgCase::Dat {
+                        access: A::Read,
+                        ..
+                    }
+                );
                 prop_assert!(
                     j == k || *other != arg_dat[k] || empty || read_only,
                     "written dataset aliased"
