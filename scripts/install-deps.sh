@@ -4,8 +4,10 @@
 set -euo pipefail
 # HDF5 for checkpoint files (h5dump from hdf5-tools reads them); Mesa's Vulkan drivers (llvmpipe, a
 # software Vulkan device offering f64) so the wgpu backend and its tests run without a GPU.
-# OpenMPI joins with the issue that needs it.
-pkgs=(libhdf5-dev hdf5-tools pkg-config mesa-vulkan-drivers libvulkan1)
+# OpenMPI (and libclang, which the mpi crate's bindgen needs) for the `mpi` feature's tests under
+# mpirun.
+pkgs=(libhdf5-dev hdf5-tools pkg-config mesa-vulkan-drivers libvulkan1
+      libopenmpi-dev openmpi-bin libclang-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -27,6 +27,8 @@
 #![warn(missing_docs)]
 
 pub mod host;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod rayon;
 pub mod seq;
 #[cfg(feature = "wgpu")]
@@ -40,8 +42,25 @@ pub use host::{HostBackend, HostBuf};
 pub use rayon::{RayonBackend, RayonRunner};
 pub use seq::SeqBackend;
 
-/// The backend `config` asks for. `Auto` reports its choice on stderr.
+/// The backend `config` asks for. `Auto` reports its choice on stderr. With the `mpi` feature,
+/// a process started by `mpirun` gets it wrapped in the distributed [`mpi::MpiBackend`] (one
+/// rayon thread per core share unless `--ops-threads` says otherwise).
 pub fn backend_from_config(config: &OpsConfig) -> Result<Box<dyn Backend>> {
+    #[cfg(feature = "mpi")]
+    if mpi::launched_under_mpi() {
+        let mut local = config.clone();
+        if local.threads.is_none() {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            local.threads = Some((cores / mpi::local_processes()).max(1));
+        }
+        let inner = local_backend(&local)?;
+        return Ok(Box::new(mpi::MpiBackend::new(inner)?));
+    }
+    local_backend(config)
+}
+
+/// The single-process backend `config` asks for.
+fn local_backend(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     config.validate()?;
     Ok(match config.backend {
         BackendKind::Seq => Box::new(SeqBackend::new()),

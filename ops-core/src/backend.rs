@@ -372,4 +372,61 @@ pub trait Backend: Send {
     fn synchronize(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// Allocates storage for `dat`, declared on `block`. Distributed backends override this to
+    /// decompose the block; the default is [`Backend::alloc`].
+    fn alloc_on(&mut self, block: BlockId, dat: DatId, layout: &DatLayout) -> Result<()> {
+        let _ = block;
+        self.alloc(dat, layout)
+    }
+
+    /// Bytes of halo data this process has sent to others so far (`None` for a single
+    /// process).
+    fn halo_bytes_sent(&self) -> Option<u64> {
+        None
+    }
+
+    /// The processes of a distributed run, or `None` for a single process.
+    fn comm(&mut self) -> Option<&mut dyn Comm> {
+        None
+    }
+
+    /// The part of `range` (points of `dat`, in global indices) that this process owns: what it
+    /// saves in a checkpoint, every point being owned by exactly one process. A single process
+    /// owns everything.
+    fn owned_part(&self, dat: DatId, layout: &DatLayout, range: &IterRange) -> IterRange {
+        let _ = (dat, layout);
+        *range
+    }
+
+    /// Copies the points of `range`, which must lie in this process's
+    /// [owned part](Backend::owned_part), into `out` without talking to other processes (where
+    /// [`Backend::download`] gathers a distributed box on every process).
+    fn download_owned(
+        &mut self,
+        dat: DatId,
+        layout: &DatLayout,
+        range: &IterRange,
+        out: &mut [u8],
+    ) -> Result<()> {
+        self.download(dat, layout, range, out)
+    }
+}
+
+/// How the processes of a distributed run exchange the few values the runtime and the
+/// resilience layer must agree on. Every method is collective: all processes call it, in the
+/// same order.
+pub trait Comm {
+    /// This process's rank, `0..size()`.
+    fn rank(&self) -> usize;
+
+    /// Number of processes.
+    fn size(&self) -> usize;
+
+    /// Every process's `mine`, indexed by rank.
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>>;
+
+    /// Sends `mine` to rank `(rank + 1) % size` and returns what rank `(rank - 1) % size`
+    /// sent: how a process hands a copy of its checkpoint to its partner.
+    fn ring_shift(&mut self, mine: &[u8]) -> Result<Vec<u8>>;
 }

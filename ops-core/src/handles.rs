@@ -301,6 +301,24 @@ pub struct IterRange {
 }
 
 impl IterRange {
+    /// The points both boxes hold (possibly empty), with `self`'s dimension count.
+    ///
+    /// ```
+    /// # use ops_core::IterRange;
+    /// let a: IterRange = [0..4, 0..4].into();
+    /// let b: IterRange = [2..6, -1..1].into();
+    /// assert_eq!(a.intersect(&b), [2..4, 0..1].into());
+    /// assert!(a.intersect(&[5..6, 0..1].into()).is_empty());
+    /// ```
+    pub fn intersect(&self, other: &IterRange) -> IterRange {
+        let mut r = *self;
+        for d in 0..3 {
+            r.lo[d] = self.lo[d].max(other.lo[d]);
+            r.hi[d] = self.hi[d].min(other.hi[d]).max(r.lo[d]);
+        }
+        r
+    }
+
     /// Whether the two boxes share at least one point.
     pub fn overlaps(&self, other: &IterRange) -> bool {
         (0..3).all(|d| self.lo[d].max(other.lo[d]) < self.hi[d].min(other.hi[d]))

@@ -54,7 +54,7 @@ mod ops;
 pub mod profile;
 mod validate;
 
-pub use backend::{ArgPlan, Backend, DatArgPlan, DatLayout, LoopPlan};
+pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopPlan};
 pub use config::{BackendKind, OpsArgs, OpsConfig};
 pub use error::{OpsError, Result};
 pub use handles::{

@@ -170,6 +170,51 @@ impl Ops {
         self.backend.synchronize()
     }
 
+    /// This process's rank in a distributed run (0 for a single process). Applications print
+    /// their reports on rank 0 only.
+    pub fn rank(&mut self) -> usize {
+        self.backend.comm().map_or(0, |c| c.rank())
+    }
+
+    /// Number of processes in a distributed run (1 for a single process).
+    pub fn ranks(&mut self) -> usize {
+        self.backend.comm().map_or(1, |c| c.size())
+    }
+
+    /// Bytes of halo data this process has sent in a distributed run (`None` for a single
+    /// process).
+    pub fn halo_bytes_sent(&self) -> Option<u64> {
+        self.backend.halo_bytes_sent()
+    }
+
+    /// The processes of a distributed run (collective operations), or `None` for a single
+    /// process.
+    pub fn comm(&mut self) -> Option<&mut dyn crate::backend::Comm> {
+        self.backend.comm()
+    }
+
+    /// The part of `range` (points of dataset `id`) this process owns; the whole range for a
+    /// single process. `range` must lie inside the dataset.
+    pub fn owned_part(&self, id: DatId, range: &IterRange) -> Result<IterRange> {
+        let len = self.dats.get(id.index()).map_or(0, |d| {
+            range.points() * d.layout.components * d.layout.ty.size()
+        });
+        let layout = self.raw_io_check(id, range, len)?;
+        Ok(self.backend.owned_part(id, &layout, range))
+    }
+
+    /// Copies the points of `range`, inside this process's [owned part](Ops::owned_part), of
+    /// dataset `id` into `out` without talking to other processes: what a checkpoint saves.
+    pub fn download_owned_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let layout = self.raw_io_check(id, range, out.len())?;
+        self.backend.download_owned(id, &layout, range, out)
+    }
+
     // ----------------------------------------------------------------------------------------
     // Declarations
     // ----------------------------------------------------------------------------------------
@@ -340,7 +385,7 @@ impl Ops {
             }
         }
         let id = DatId(self.dats.len() as u32);
-        self.backend.alloc(id, &layout)?;
+        self.backend.alloc_on(block.id, id, &layout)?;
         self.dats.push(DatInfo {
             name: name.to_string(),
             block: block.id,

@@ -6,6 +6,26 @@
 //! `--ops-diags-json FILE` writes all of it as JSON at the end of the run.
 
 use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Where a process writes `--ops-diags-json FILE`: `FILE` on rank 0 (and for a single
+/// process), `FILE.rank-R` on rank `R` of a distributed run.
+///
+/// ```
+/// use ops_resilience::diags::json_path;
+/// use std::path::Path;
+/// assert_eq!(json_path(Path::new("d.json"), 0), Path::new("d.json"));
+/// assert_eq!(json_path(Path::new("d.json"), 3), Path::new("d.json.rank-3"));
+/// ```
+pub fn json_path(file: &Path, rank: usize) -> PathBuf {
+    if rank == 0 {
+        file.to_path_buf()
+    } else {
+        let mut s = file.as_os_str().to_owned();
+        s.push(format!(".rank-{rank}"));
+        PathBuf::from(s)
+    }
+}
 
 /// Bytes in words: `29.8 MB`, `512 B`.
 ///
@@ -121,6 +141,12 @@ pub struct CheckpointReport {
     pub write_gbs: Option<f64>,
     /// The file, once written.
     pub path: Option<String>,
+    /// Distributed runs: the partner copy of rank `R-1`'s checkpoint this process wrote (once
+    /// known).
+    pub partner: Option<String>,
+    /// Distributed runs: seconds exchanging partner copies and handing the received one to the
+    /// partner store (part of the stall).
+    pub partner_s: Option<f64>,
 }
 
 /// A rejected checkpoint file.
@@ -130,6 +156,17 @@ pub struct RejectedReport {
     pub path: String,
     /// Why.
     pub reason: String,
+}
+
+/// One rank's file a restart read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RestoreFile {
+    /// The rank whose data it holds.
+    pub rank: usize,
+    /// The file.
+    pub path: String,
+    /// True when it is the partner copy (the rank's own file was missing or rejected).
+    pub partner: bool,
 }
 
 /// The restart.
@@ -157,6 +194,11 @@ pub struct RestoreReport {
     pub replayed_queries: u64,
     /// Newer checkpoints rejected (corrupt, truncated).
     pub rejected: Vec<RejectedReport>,
+    /// Processes that wrote the checkpoint restored from, when it came from a distributed
+    /// layout (`None` for a single process's checkpoint found as always).
+    pub ranks: Option<usize>,
+    /// The files read, one per rank that wrote it (distributed layout only).
+    pub files: Vec<RestoreFile>,
 }
 
 /// Everything the resilience layer reports.
@@ -164,6 +206,11 @@ pub struct RestoreReport {
 pub struct Report {
     /// Application name used for files.
     pub app: String,
+    /// This process's rank (0 for a single process). Each process of a distributed run writes
+    /// its own report (see [`json_path`]), with its own bytes and times.
+    pub rank: usize,
+    /// Number of processes (1 for a single process).
+    pub ranks: usize,
     /// `blocking`, `thread` or `memory` (`none` without checkpoints).
     pub mode: String,
     /// Checkpoint directory.

@@ -27,8 +27,8 @@ use ops_core::{
 use crate::boxes::{BoxList, Bx};
 use crate::config::{kill_self, Interval, ResilienceConfig};
 use crate::diags::{
-    human_bytes, Candidate, CheckpointReport, Decision, RejectedReport, Report, RestoreReport,
-    SavedReport,
+    human_bytes, Candidate, CheckpointReport, Decision, RejectedReport, Report, RestoreFile,
+    RestoreReport, SavedReport,
 };
 use crate::location::{spec_matches, LocTable};
 use crate::meta::{
@@ -36,8 +36,10 @@ use crate::meta::{
 };
 use crate::pool::BufPool;
 use crate::region::{EntryKind, Region, SnapFn};
+use crate::store::dist::{partner_of, Search};
 use crate::store::{
-    Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, SavedDat, SavedRegion,
+    wire, Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, Rejected, SavedDat,
+    SavedRegion,
 };
 use crate::track::{backward_slice, DatTrack, Footprint, HistEntry, MAX_HISTORY, MAX_INIT_HISTORY};
 
@@ -98,6 +100,10 @@ struct Open {
     stall: Duration,
     time_unix: f64,
     resilient: Option<ResilientMeta>,
+    /// Distributed runs: the first snapshot that failed on this process. The region goes on
+    /// (every process must close it at the same loop and exchange partner copies), then is
+    /// abandoned here.
+    failed: Option<String>,
 }
 
 /// What [`Resilience::resilient_enter`] decided for one iteration of a resilient region.
@@ -153,6 +159,17 @@ pub struct Resilience {
     hook_time: Duration,
     stall_time: Duration,
     pool: BufPool,
+    /// This process's rank and the number of processes (0 and 1 for a single process).
+    rank: usize,
+    ranks: usize,
+    /// True once `rank`/`ranks` were given ([`Resilience::set_distribution`]) or read from the
+    /// runtime at the first loop.
+    dist_known: bool,
+    /// Distributed runs: where this process keeps its copies of rank `rank - 1`'s checkpoints.
+    partner: Option<Box<dyn CheckpointStore>>,
+    /// The lowest sequence number the next checkpoint may carry; in a distributed run, the
+    /// next checkpoint's number (agreed at start-up, the same on every process).
+    next_seq: u64,
 }
 
 fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
@@ -178,19 +195,51 @@ fn describe(q: &LoggedQuery) -> String {
     }
 }
 
-/// Copies one box of dataset `id` out of the backend.
+/// Copies the part of one box of dataset `id` that this process owns out of the backend (the
+/// whole box for a single process; nothing when it owns none of it): no communication.
 fn download(
     ops: &mut Ops,
     pool: &BufPool,
     id: DatId,
     t: &DatTrack,
     b: &Bx,
-) -> Result<Vec<u8>, String> {
+) -> Result<Option<SavedRegion>, String> {
     let range = b.to_range(t.layout.dims);
-    let mut out = pool.take(b.points() as usize * t.point_bytes() as usize);
-    ops.download_bytes(id, &range, &mut out)
-        .map_err(|e| format!("snapshot of `{}` {b}: {e}", t.name))?;
-    Ok(out)
+    let err = |e: OpsError| format!("snapshot of `{}` {b}: {e}", t.name);
+    let own = ops.owned_part(id, &range).map_err(err)?;
+    if own.is_empty() {
+        return Ok(None);
+    }
+    let ob = if own == range {
+        *b
+    } else {
+        Bx::from_range(&own)
+    };
+    let mut out = pool.take(ob.points() as usize * t.point_bytes() as usize);
+    ops.download_owned_bytes(id, &own, &mut out).map_err(err)?;
+    Ok(Some(SavedRegion {
+        lo: ob.lo,
+        hi: ob.hi,
+        bytes: out,
+    }))
+}
+
+/// The snapshot function's answer in a region: a single process abandons the checkpoint on the
+/// first failed copy; a process of a distributed run notes it and goes on without the box, so
+/// that it closes the region at the same loop as every other process (and exchanges partner
+/// copies with them), then abandons its checkpoint.
+fn snap_or_defer(
+    r: Result<Option<SavedRegion>, String>,
+    distributed: bool,
+    failed: &mut Option<String>,
+) -> Result<Option<SavedRegion>, String> {
+    match r {
+        Err(e) if distributed => {
+            failed.get_or_insert(e);
+            Ok(None)
+        }
+        r => r,
+    }
 }
 
 impl Resilience {
@@ -206,6 +255,7 @@ impl Resilience {
                 "none".into()
             },
             dir: cfg.dir.as_ref().map(|d| d.display().to_string()),
+            ranks: 1,
             ..Report::default()
         };
         Resilience {
@@ -247,8 +297,66 @@ impl Resilience {
             hook_time: Duration::ZERO,
             stall_time: Duration::ZERO,
             pool: BufPool::default(),
+            rank: 0,
+            ranks: 1,
+            dist_known: false,
+            partner: None,
+            next_seq: 1,
             cfg,
         }
+    }
+
+    /// Makes this the tracker of rank `rank` of `ranks` processes (a distributed run; `0, 1`
+    /// for a single process) with `partner`, the store for the copies of rank `rank - 1`'s
+    /// checkpoints ([`open_rank_stores`](crate::store::open_rank_stores) opens both of a
+    /// rank's stores). [`install`](crate::install) calls it. Without it the tracker reads the
+    /// rank from the runtime at the first loop and refuses to checkpoint a distributed run (its
+    /// store would not be the rank's).
+    pub fn set_distribution(
+        &mut self,
+        rank: usize,
+        ranks: usize,
+        partner: Option<Box<dyn CheckpointStore>>,
+    ) {
+        self.rank = rank;
+        self.ranks = ranks.max(1);
+        self.dist_known = true;
+        self.partner = partner;
+        self.report.rank = self.rank;
+        self.report.ranks = self.ranks;
+    }
+
+    /// The sequence number the next checkpoint carries at least (a single process takes the
+    /// larger of this and its store's [`CheckpointStore::next_sequence`]); in a distributed
+    /// run exactly this, then one more per checkpoint, the same on every process.
+    /// [`install`](crate::install) sets it to one past every checkpoint file in the directory
+    /// tree, agreed by all processes.
+    pub fn set_next_sequence(&mut self, sequence: u64) {
+        self.next_seq = sequence.max(1);
+    }
+
+    /// This process's rank (0 for a single process).
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of processes (1 for a single process).
+    pub fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    /// `"rank R: "` in a distributed run, nothing otherwise: what warnings and errors start with.
+    fn prefix(&self) -> String {
+        if self.ranks > 1 {
+            format!("rank {}: ", self.rank)
+        } else {
+            String::new()
+        }
+    }
+
+    /// True on the process that prints diagnostics (rank 0).
+    fn speaks(&self) -> bool {
+        self.rank == 0
     }
 
     /// The configuration.
@@ -300,17 +408,22 @@ impl Resilience {
                 reason: r.reason.clone(),
             })
             .collect();
-        for r in &rejected {
-            eprintln!(
-                "ops-resilience: rejected checkpoint {}: {}",
-                r.path, r.reason
-            );
+        if self.speaks() {
+            for r in &rejected {
+                eprintln!(
+                    "ops-resilience: rejected checkpoint {}: {}",
+                    r.path, r.reason
+                );
+            }
         }
         match found.checkpoint {
             None => {
-                eprintln!(
-                    "ops-resilience: no complete checkpoint in {dir}; starting from the beginning"
-                );
+                if self.speaks() {
+                    eprintln!(
+                        "ops-resilience: no complete checkpoint in {dir}; starting from the \
+                         beginning"
+                    );
+                }
                 self.report.restore = Some(RestoreReport {
                     rejected,
                     read_s: found.read.as_secs_f64(),
@@ -327,6 +440,79 @@ impl Resilience {
                 Ok(())
             }
         }
+    }
+
+    /// Prepares a restart from what [`Layout::newest_complete`](crate::store::Layout) found
+    /// (and the processes agreed on): reports rejected files and, per rank, whether its own
+    /// file or its partner copy is used; merges the ranks' files
+    /// ([`CompleteSet::merge`](crate::store::dist::CompleteSet::merge)) and enters replay, or
+    /// says there is nothing to restart from.
+    pub fn restart_with_search(&mut self, search: Search) -> Result<(), String> {
+        let rejected: Vec<Rejected> = search.rejected.clone();
+        let set = search.complete;
+        let found = Found {
+            checkpoint: None,
+            rejected,
+            read: search.read,
+        };
+        let Some(set) = set else {
+            return self.restart_with(found);
+        };
+        let (sequence, ranks) = (set.sequence, set.ranks);
+        let files: Vec<RestoreFile> = set
+            .parts
+            .iter()
+            .map(|p| RestoreFile {
+                rank: p.rank,
+                path: p.path.display().to_string(),
+                partner: p.partner,
+            })
+            .collect();
+        if self.speaks() {
+            // An own file a partner copy stands in for is said once, below.
+            let replaced: Vec<&Rejected> = set
+                .parts
+                .iter()
+                .filter_map(|p| p.own_rejected.as_ref())
+                .collect();
+            for r in found.rejected.iter().filter(|r| !replaced.contains(r)) {
+                eprintln!(
+                    "ops-resilience: rejected checkpoint {}: {}",
+                    r.path.display(),
+                    r.reason
+                );
+            }
+            for p in set.parts.iter().filter(|p| p.partner) {
+                let why = p
+                    .own_rejected
+                    .as_ref()
+                    .map(|r| format!("{}: {}", r.path.display(), r.reason))
+                    .unwrap_or_default();
+                eprintln!(
+                    "ops-resilience: checkpoint {sequence}, rank {}: own file not usable ({why}); \
+                     using the partner copy {}",
+                    p.rank,
+                    p.path.display()
+                );
+            }
+        }
+        let ck = set.merge()?;
+        self.read_time = found.read;
+        self.restart_from(ck)?;
+        if let Some(r) = self.report.restore.as_mut() {
+            r.rejected = found
+                .rejected
+                .iter()
+                .map(|r| RejectedReport {
+                    path: r.path.display().to_string(),
+                    reason: r.reason.clone(),
+                })
+                .collect();
+            r.read_s = found.read.as_secs_f64();
+            r.ranks = Some(ranks);
+            r.files = files;
+        }
+        Ok(())
     }
 
     /// Enters replay towards `ck` (or waits for its resilient region).
@@ -466,6 +652,7 @@ impl Resilience {
     pub fn mark_read_only(&mut self, ops: &Ops, id: DatId) {
         self.sync(ops);
         let replaying = self.replaying();
+        let prefix = self.prefix();
         if let Some(d) = self.dats.get_mut(id.index()) {
             d.read_only = true;
             if !d.impure.is_empty() && !replaying {
@@ -475,7 +662,7 @@ impl Resilience {
                     d.name,
                     human_bytes(d.bytes_of(&d.impure))
                 );
-                eprintln!("ops-resilience: warning: {w}");
+                eprintln!("ops-resilience: {prefix}warning: {w}");
                 self.report.warnings.push(w);
             }
         }
@@ -550,7 +737,7 @@ impl Resilience {
             r.upload_s = t0.elapsed().as_secs_f64();
         }
         // A restart always says where it restarted from.
-        if let Some(r) = &self.report.restore {
+        if let Some(r) = self.report.restore.as_ref().filter(|_| self.speaks()) {
             eprint!("{}", Report::restore_text(r));
         }
         Ok(())
@@ -558,7 +745,10 @@ impl Resilience {
 
     /// After an iteration of a resilient region ran: checkpoints what resilient regions wrote
     /// when one is due (every N-th iteration: `iteration % N == 0`, or the interval elapsed).
-    pub fn resilient_exit(&mut self, ops: &Ops, label: &str, iteration: u64) {
+    ///
+    /// In a distributed run every process must call it for the same iterations (it may agree
+    /// with the others on whether the interval elapsed).
+    pub fn resilient_exit(&mut self, ops: &mut Ops, label: &str, iteration: u64) {
         self.in_closure = false;
         self.closure_loops = self.closure_loops.max(self.index - self.closure_start);
         if self.store.is_none() || !matches!(self.mode, Mode::Normal) || self.region.is_some() {
@@ -568,7 +758,9 @@ impl Resilience {
         if let Some(n) = self.cfg.effective_every() {
             due |= iteration.is_multiple_of(n);
         }
-        due |= self.interval_due();
+        if !due {
+            due = self.interval_due_agreed(ops);
+        }
         if !due {
             return;
         }
@@ -653,7 +845,28 @@ impl Resilience {
         }
     }
 
-    fn due(&self) -> bool {
+    /// [`Resilience::interval_due`], the same on every process: in a distributed run the
+    /// processes gather their answers and it is due when any says so (clocks and checkpoint
+    /// costs differ between processes). Only called where every process is at the same loop;
+    /// no communication without an interval, or for a single process.
+    fn interval_due_agreed(&mut self, ops: &mut Ops) -> bool {
+        if self.cfg.interval.is_none() {
+            return false;
+        }
+        let mine = self.interval_due();
+        if self.ranks <= 1 {
+            return mine;
+        }
+        match crate::collective::any(ops, mine) {
+            Ok(any) => any,
+            Err(e) => {
+                self.fail(format!("agreeing on the checkpoint interval: {e}"));
+                false
+            }
+        }
+    }
+
+    fn due(&mut self, ops: &mut Ops) -> bool {
         if self.manual || self.manual_any {
             return true;
         }
@@ -662,7 +875,7 @@ impl Resilience {
             .effective_every()
             .map(|n| self.target_occ.is_multiple_of(n) && self.target_occ > self.last_ckpt_occ)
             .unwrap_or(false);
-        every || self.interval_due()
+        every || self.interval_due_agreed(ops)
     }
 
     /// Chooses the location from the statistics if they suffice (or, `forced`, if anything
@@ -676,8 +889,9 @@ impl Resilience {
         };
         self.target = Target::Chosen(id);
         self.reason = why;
-        if self.store.is_some() {
-            // Prepare buffers for the first checkpoint's copies.
+        if self.store.is_some() && self.ranks <= 1 {
+            // Prepare buffers for the first checkpoint's copies. (The dry regions measured
+            // global boxes; a process of a distributed run copies only its part of them.)
             let sizes = self.locs.locs[id as usize].last_sizes.clone();
             self.pool.refill(sizes);
         }
@@ -703,7 +917,7 @@ impl Resilience {
         self.report.location.chosen = Some(self.locs.locs[id as usize].key.clone());
         self.report.location.reason = self.reason.clone();
         self.report.location.chosen_at_loop = Some(now);
-        if self.cfg.diags >= 2 {
+        if self.cfg.diags >= 2 && self.speaks() {
             eprint!("{}", self.report.location_text(self.cfg.diags >= 3));
         }
     }
@@ -960,7 +1174,7 @@ impl Resilience {
             rep.replayed_queries = q_cursor as u64;
         }
         // A restart always says where it restarted from.
-        if let Some(rep) = &self.report.restore {
+        if let Some(rep) = self.report.restore.as_ref().filter(|_| self.speaks()) {
             eprint!("{}", Report::restore_text(rep));
         }
         Ok(())
@@ -979,14 +1193,20 @@ impl Resilience {
             return;
         }
         self.poll_completed();
-        let sequence = match self.store.as_ref().map(|s| s.next_sequence()) {
-            Some(Ok(s)) => s,
-            Some(Err(e)) => {
-                self.warn(format!("checkpoint skipped: {e}"));
-                return;
+        let sequence = if self.ranks > 1 {
+            // Every process numbers the same: no directory scan that could differ.
+            self.next_seq
+        } else {
+            match self.store.as_ref().map(|s| s.next_sequence()) {
+                Some(Ok(s)) => s.max(self.next_seq),
+                Some(Err(e)) => {
+                    self.warn(format!("checkpoint skipped: {e}"));
+                    return;
+                }
+                None => return,
             }
-            None => return,
         };
+        self.next_seq = sequence + 1;
         let mut region = Region::new(index, bound, true);
         self.add_targets(&mut region, resilient.is_some(), true);
         let mut state = self.state();
@@ -1014,6 +1234,7 @@ impl Resilience {
                 .map(|d| d.as_secs_f64())
                 .unwrap_or(0.0),
             resilient,
+            failed: None,
         }));
         if let Some(o) = self.region.as_mut() {
             o.stall = t0.elapsed();
@@ -1021,8 +1242,16 @@ impl Resilience {
         self.stall_time += t0.elapsed();
     }
 
+    /// A warning every process has (the same text): printed by rank 0, recorded by all.
+    pub(crate) fn warn_from_rank0(&mut self, w: String) {
+        if self.speaks() {
+            eprintln!("ops-resilience: {w}");
+        }
+        self.report.warnings.push(w);
+    }
+
     fn warn(&mut self, w: String) {
-        eprintln!("ops-resilience: {w}");
+        eprintln!("ops-resilience: {}{w}", self.prefix());
         self.report.warnings.push(w);
     }
 
@@ -1034,9 +1263,15 @@ impl Resilience {
         };
         let t0 = Instant::now();
         let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
+        let distributed = self.ranks > 1;
+        let failed = &mut open.failed;
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            download(ops, pool, ids[i], &dats[i], b)
+            snap_or_defer(
+                download(ops, pool, ids[i], &dats[i], b),
+                distributed,
+                failed,
+            )
         };
         let res = open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>);
         open.stall += t0.elapsed();
@@ -1059,12 +1294,21 @@ impl Resilience {
         };
         let t0 = Instant::now();
         let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
+        let distributed = self.ranks > 1;
+        let failed = &mut open.failed;
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            download(ops, pool, ids[i], &dats[i], b)
+            snap_or_defer(
+                download(ops, pool, ids[i], &dats[i], b),
+                distributed,
+                failed,
+            )
         };
-        if let Err(e) = open.region.close(&mut snap as &mut SnapFn<'_>) {
+        let closed = open.region.close(&mut snap as &mut SnapFn<'_>);
+        if let Some(e) = closed.err().or(open.failed.take()) {
             self.warn(format!("checkpoint {} abandoned: {e}", open.sequence));
+            // The other processes still send their copies and wait for ours.
+            self.exchange_partner(ops, open.sequence, Vec::new());
             return;
         }
         let t_copied = t0.elapsed();
@@ -1119,9 +1363,16 @@ impl Resilience {
                         reasons.push(format!("alias of {}", self.dats[other as usize].name));
                         dropped_b = all;
                     } else {
+                        // What this process saved (its part); what the checkpoint saves, for
+                        // the decision that is the same everywhere.
                         saved_b = e.saved.iter().map(|r| r.bytes.len() as u64).sum();
-                        dropped_b = all.saturating_sub(saved_b);
-                        if saved_b > 0 {
+                        let global = if distributed {
+                            e.save_points() * e.point_bytes
+                        } else {
+                            saved_b
+                        };
+                        dropped_b = all.saturating_sub(global);
+                        if global > 0 {
                             reasons.push("saved".into());
                         }
                         if dropped_b > 0 {
@@ -1221,6 +1472,8 @@ impl Resilience {
                 location: open.location.clone(),
                 backend,
                 time_unix: open.time_unix,
+                rank: self.rank,
+                ranks: self.ranks,
             },
             queries: std::mem::take(&mut open.queries),
             payload,
@@ -1236,7 +1489,15 @@ impl Resilience {
             return;
         };
         let t_built = t0.elapsed();
+        // The partner's copy, encoded before the store takes the checkpoint.
+        let wire = distributed.then(|| wire::encode(&ck));
         let result = store.commit(ck);
+        let t_committed = t0.elapsed();
+        let partner = wire.map(|w| {
+            let t = Instant::now();
+            let path = self.exchange_partner(ops, open.sequence, w);
+            (path, t.elapsed())
+        });
         let stall = open.stall + t0.elapsed();
         self.stall_time += t0.elapsed();
         // The next checkpoint here will save boxes of the same sizes.
@@ -1254,7 +1515,9 @@ impl Resilience {
             recompute_loops,
             stall_s: stall.as_secs_f64(),
             copy_s: (open.stall + t_copied).as_secs_f64(),
-            commit_s: (t0.elapsed() - t_built).as_secs_f64(),
+            commit_s: (t_committed - t_built).as_secs_f64(),
+            partner_s: partner.as_ref().map(|(_, t)| t.as_secs_f64()),
+            partner: partner.and_then(|(p, _)| p),
             ..CheckpointReport::default()
         };
         match result {
@@ -1272,14 +1535,87 @@ impl Resilience {
                 return;
             }
         }
-        if self.cfg.diags >= 1 {
+        if self.cfg.diags >= 1 && self.speaks() {
             eprint!("{}", Report::checkpoint_text(&rep, self.cfg.diags));
         }
         self.report.checkpoints.push(rep);
     }
 
+    /// Distributed runs, at every checkpoint's close on every process: sends this process's
+    /// checkpoint (`mine`, [`wire::encode`]d; empty when it was abandoned here) to rank
+    /// `rank + 1` and commits the copy received from rank `rank - 1` to the partner store. The
+    /// partner copy's path, once known. Failures are warnings: the own checkpoint stands.
+    fn exchange_partner(&mut self, ops: &mut Ops, sequence: u64, mine: Vec<u8>) -> Option<String> {
+        if self.ranks <= 1 {
+            return None;
+        }
+        let got = match ops.comm() {
+            Some(c) => c.ring_shift(&mine).map_err(|e| e.to_string()),
+            None => Err("the runtime has no communicator".into()),
+        };
+        drop(mine);
+        let from = partner_of(self.rank, self.ranks);
+        let got = match got {
+            Ok(b) if b.is_empty() => {
+                self.warn(format!(
+                    "checkpoint {sequence}: no partner copy from rank {from} (its checkpoint was \
+                     abandoned)"
+                ));
+                return None;
+            }
+            Ok(b) => b,
+            Err(e) => {
+                self.warn(format!(
+                    "checkpoint {sequence}: exchanging partner copies failed: {e}"
+                ));
+                return None;
+            }
+        };
+        let ck = match wire::decode(&got) {
+            Ok(ck) => ck,
+            Err(e) => {
+                self.warn(format!(
+                    "checkpoint {sequence}: the partner copy from rank {from} is damaged: {e}"
+                ));
+                return None;
+            }
+        };
+        drop(got);
+        if (ck.meta.sequence, ck.meta.rank, ck.meta.ranks) != (sequence, from, self.ranks) {
+            self.warn(format!(
+                "checkpoint {sequence}: rank {from} sent checkpoint {} of rank {} of {}: not kept",
+                ck.meta.sequence, ck.meta.rank, ck.meta.ranks
+            ));
+            return None;
+        }
+        let partner = self.partner.as_mut()?;
+        match partner.commit(ck) {
+            Ok(stats) => stats.path.map(|p| p.display().to_string()),
+            Err(e) => {
+                self.warn(format!(
+                    "checkpoint {sequence}: writing the partner copy of rank {from} failed: {e}"
+                ));
+                None
+            }
+        }
+    }
+
     /// Collects write times of asynchronous commits that finished.
     fn poll_completed(&mut self) {
+        if let Some(p) = self.partner.as_mut() {
+            for (seq, stats) in p.completed() {
+                if let Some(r) = self
+                    .report
+                    .checkpoints
+                    .iter_mut()
+                    .find(|r| r.sequence == seq)
+                {
+                    if let Some(path) = stats.path {
+                        r.partner = Some(path.display().to_string());
+                    }
+                }
+            }
+        }
         let Some(store) = self.store.as_mut() else {
             return;
         };
@@ -1306,7 +1642,7 @@ impl Resilience {
     /// The location statistics: advance dry regions, start new ones, choose when ready, and
     /// revise the choice when later samples show a clearly cheaper location.
     fn learn(&mut self, loc: u32, index: u64, fp: &Footprint) {
-        let mut never = |_: u32, _: &Bx| -> Result<Vec<u8>, String> {
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
             unreachable!("dry regions copy nothing")
         };
         let best = match self.target {
@@ -1424,7 +1760,10 @@ impl Resilience {
 
     fn fail(&mut self, msg: String) {
         if self.error.is_none() {
-            self.error = Some(OpsError::Observer(format!("ops-resilience: {msg}")));
+            self.error = Some(OpsError::Observer(format!(
+                "ops-resilience: {}{msg}",
+                self.prefix()
+            )));
         }
     }
 
@@ -1433,7 +1772,9 @@ impl Resilience {
         self.report.loops = self.index;
         self.report.tracking_s = self.hook_time.saturating_sub(self.stall_time).as_secs_f64();
         self.report.run_s = self.started.elapsed().as_secs_f64();
-        if self.cfg.diags >= 1 {
+        self.report.rank = self.rank;
+        self.report.ranks = self.ranks;
+        if self.cfg.diags >= 1 && self.speaks() {
             eprintln!(
                 "ops-resilience: {} loops, {} checkpoint(s); tracking took {:.3} s of {:.3} s ({:.2} %)",
                 self.index,
@@ -1444,7 +1785,11 @@ impl Resilience {
             );
         }
         self.report.queries = self.queries.len() as u64;
-        if self.cfg.diags >= 1 && self.report.location.chosen.is_none() && self.cfg.enabled() {
+        if self.cfg.diags >= 1
+            && self.speaks()
+            && self.report.location.chosen.is_none()
+            && self.cfg.enabled()
+        {
             eprintln!(
                 "ops-resilience: no checkpoint location was chosen ({} loops, {} locations seen)",
                 self.index,
@@ -1452,10 +1797,12 @@ impl Resilience {
             );
         }
         if let Some(path) = &self.cfg.diags_json {
+            let path = crate::diags::json_path(path, self.rank);
             let text = serde_json::to_string_pretty(&self.report).expect("report serialises");
-            if let Err(e) = std::fs::write(path, text) {
+            if let Err(e) = std::fs::write(&path, text) {
                 eprintln!(
-                    "ops-resilience: cannot write diagnostics to {}: {e}",
+                    "ops-resilience: {}cannot write diagnostics to {}: {e}",
+                    self.prefix(),
                     path.display()
                 );
             }
@@ -1545,6 +1892,25 @@ impl Resilience {
                 return LoopAction::Skip;
             }
         }
+        if !self.dist_known {
+            self.dist_known = true;
+            let (rank, ranks) = (ops.rank(), ops.ranks());
+            if ranks > 1 {
+                self.rank = rank;
+                self.ranks = ranks;
+                self.report.rank = rank;
+                self.report.ranks = ranks;
+                if self.store.is_some() {
+                    self.store = None;
+                    self.fail(
+                        "this is a distributed run, but the resilience observer was installed \
+                         without its rank's stores: use ops_resilience::install (or \
+                         Resilience::set_distribution with open_rank_stores)"
+                            .into(),
+                    );
+                }
+            }
+        }
         if self.cfg.inject.loop_index == Some(index) {
             eprintln!(
                 "ops-resilience: OPS_INJECT_FAILURE=loop:{index}: killing the process before loop \
@@ -1580,7 +1946,7 @@ impl Resilience {
         if self.region.as_ref().is_some_and(|o| o.region.expired()) {
             self.close_region(ops);
         }
-        if matched && !restored && self.region.is_none() && self.due() {
+        if matched && !restored && self.region.is_none() && self.due(ops) {
             let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let key = self.locs.locs[loc as usize].key.clone();
             self.refresh_live(ops);
@@ -1599,7 +1965,7 @@ impl Resilience {
                     .locs
                     .first_recur
                     .is_some_and(|f| index > f + LEARN_LIMIT);
-                if long || self.interval_due() {
+                if long || self.interval_due_agreed(ops) {
                     self.try_choose(index, true);
                 }
             }
@@ -1704,7 +2070,7 @@ impl LoopObserver for Resilience {
             }
             self.feed_region(ops, &fp);
         }
-        let mut never = |_: u32, _: &Bx| -> Result<Vec<u8>, String> {
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
             unreachable!("dry regions copy nothing")
         };
         for (_, _, r) in &mut self.dry {
@@ -1750,6 +2116,12 @@ impl LoopObserver for Resilience {
                 let msg = format!("flushing checkpoints: {e}");
                 self.warn(msg.clone());
                 self.fail(msg);
+            }
+        }
+        if let Some(store) = self.partner.as_mut() {
+            if let Err(e) = store.flush() {
+                // The own checkpoints are safe; only the second level is missing.
+                self.warn(format!("flushing partner copies: {e}"));
             }
         }
         self.poll_completed();

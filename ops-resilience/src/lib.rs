@@ -21,7 +21,9 @@
 //! - **Restart by replay** ([`engine`]): the program runs from the start; loops are skipped
 //!   (except the few that recompute pure data still needed), logged values are returned in
 //!   order, and at the checkpoint's loop the saved boxes are uploaded and the run continues.
-//! - **Stores** ([`store`]): HDF5 files (blocking), a writer thread, or memory.
+//! - **Stores** ([`store`]): HDF5 files (blocking), a writer thread, or memory; in a
+//!   distributed run one file per process and checkpoint, plus a partner copy of the previous
+//!   rank's ([`store::dist`]), from which any number of processes can restart.
 //! - **Diagnostics** ([`diags`]): candidates, decisions, timings; text and JSON.
 //!
 //! Applications normally get all of it through the `ops` facade crate
@@ -33,6 +35,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod boxes;
+pub mod collective;
 pub mod config;
 pub mod diags;
 pub mod engine;
@@ -54,33 +57,137 @@ use ops_core::{Ops, OpsError};
 /// diagnostics flag is set (returns `false`); otherwise opens the store, and with
 /// `--ops-restart` looks for the newest complete checkpoint and prepares the replay (or says
 /// there is none and starts from the beginning).
+///
+/// In a distributed run (`ops.ranks() > 1`) every process must call it (it is collective):
+/// each opens its own store in `DIR/rank-R/` and its partner store in `DIR/rank-R/partner/`
+/// ([`store::open_rank_stores`]); the processes agree on the first sequence number (one past
+/// every checkpoint file in the directory tree) and, with `--ops-restart`, on the newest
+/// checkpoint complete for all of them, written by any number of processes
+/// ([`store::Layout::newest_complete`]). A failure on one process is an error on all, naming
+/// the rank.
 pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> {
     if !cfg.wanted() {
         return Ok(false);
     }
     let err = |e: String| OpsError::InvalidConfig(e);
+    let (rank, ranks) = (ops.rank(), ops.ranks());
     let app = cfg.app_name();
-    let store = match &cfg.dir {
-        Some(dir) => Some(
-            store::open_store(cfg.mode, dir, &app, cfg.keep)
-                .map_err(|e| err(format!("--ops-checkpoint-dir {}: {e}", dir.display())))?,
-        ),
-        None => None,
-    };
     let mut cfg = cfg.clone();
-    cfg.app = Some(app);
-    let mut r = Resilience::new(cfg.clone(), store);
+    cfg.app = Some(app.clone());
+    let Some(dir) = cfg.dir.clone() else {
+        let mut r = Resilience::new(cfg, None);
+        r.set_distribution(rank, ranks, None);
+        ops.set_observer(Some(Box::new(r)));
+        return Ok(true);
+    };
+    let in_dir = |e: String| err(format!("--ops-checkpoint-dir {}: {e}", dir.display()));
+    // Every process opens its stores and scans the directory, then all learn whether every one
+    // succeeded: a process stopping alone would leave the others waiting for it.
+    let layout = store::Layout::new(&dir, &app);
+    let local = store::open_rank_stores(cfg.mode, &dir, &app, cfg.keep, rank, ranks)
+        .and_then(|s| Ok((s, layout.max_sequence()?.unwrap_or(0))))
+        .map_err(|e| e.to_string());
+    let highest = collective::gather_u64(ops, local.as_ref().map(|l| l.1).map_err(Clone::clone))
+        .map_err(in_dir)?;
+    let (stores, _) = local.map_err(in_dir)?;
+    let mut r = Resilience::new(cfg.clone(), Some(stores.own));
+    r.set_distribution(rank, ranks, stores.partner);
+    r.set_next_sequence(highest.into_iter().max().unwrap_or(0) + 1);
     if cfg.restart {
-        let found = r
-            .store()
-            .expect("restart implies a directory")
-            .find_latest()
-            .map_err(|e| err(format!("--ops-restart: {e}")))?;
-        r.restart_with(found)
-            .map_err(|e| err(format!("--ops-restart: {e}")))?;
+        let restart = |e: String| err(format!("--ops-restart: {e}"));
+        let distributed = ranks > 1
+            || layout
+                .is_distributed()
+                .map_err(|e| restart(e.to_string()))?;
+        if distributed {
+            let (search, warning) = agree_restart(ops, &layout).map_err(restart)?;
+            if let Some(w) = warning {
+                r.warn_from_rank0(w);
+            }
+            r.restart_with_search(search).map_err(restart)?;
+        } else {
+            let found = r
+                .store()
+                .expect("a directory means a store")
+                .find_latest()
+                .map_err(|e| restart(e.to_string()))?;
+            r.restart_with(found).map_err(restart)?;
+        }
     }
     ops.set_observer(Some(Box::new(r)));
     Ok(true)
+}
+
+/// The processes agree on the checkpoint to restart from: each proposes the newest sequence
+/// complete as far as it can see, and while they differ, each looks again at or below the
+/// smallest proposal (which only decreases), until all propose the same (or one has nothing:
+/// then nobody restarts). Equivalent to taking the newest sequence in every process's list of
+/// complete ones, without verifying older checkpoints nobody needs. Returns the search and, if
+/// the processes saw different things at first, a warning about the shared filesystem.
+fn agree_restart(
+    ops: &mut Ops,
+    layout: &store::Layout,
+) -> Result<(store::dist::Search, Option<String>), String> {
+    let mut cap = u64::MAX;
+    let mut current: Option<store::dist::CompleteSet> = None;
+    let mut searched = false;
+    let mut rejected = Vec::new();
+    let mut read = std::time::Duration::ZERO;
+    let mut first: Option<Vec<u64>> = None;
+    loop {
+        let mut local = Ok(0);
+        if !searched || current.as_ref().is_some_and(|c| c.sequence > cap) {
+            searched = true;
+            match layout.newest_complete(cap) {
+                Ok(s) => {
+                    for r in s.rejected {
+                        if !rejected.contains(&r) {
+                            rejected.push(r);
+                        }
+                    }
+                    read += s.read;
+                    current = s.complete;
+                }
+                Err(e) => local = Err(e.to_string()),
+            }
+        }
+        if local.is_ok() {
+            local = Ok(current.as_ref().map_or(0, |c| c.sequence));
+        }
+        let all = collective::gather_u64(ops, local)?;
+        let seen = first.get_or_insert_with(|| all.clone()).clone();
+        let agreed = all.iter().copied().min().unwrap_or(0);
+        if agreed == 0 || all.iter().all(|&s| s == agreed) {
+            let warning = (!seen.iter().all(|&s| s == seen[0])).then(|| {
+                let each: Vec<String> = seen
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| match s {
+                        0 => format!("rank {k}: none"),
+                        s => format!("rank {k}: {s}"),
+                    })
+                    .collect();
+                format!(
+                    "the processes found different newest complete checkpoints in {} ({}); {}. \
+                     The checkpoint directory must be on a filesystem every process shares",
+                    layout.dir().display(),
+                    each.join(", "),
+                    if agreed == 0 {
+                        "none is complete for all, starting from the beginning".to_string()
+                    } else {
+                        format!("restarting from checkpoint {agreed}, complete for all")
+                    }
+                )
+            });
+            let search = store::dist::Search {
+                complete: if agreed == 0 { None } else { current },
+                rejected,
+                read,
+            };
+            return Ok((search, warning));
+        }
+        cap = agreed;
+    }
 }
 
 /// `use ops_resilience::prelude::*;`: the extension methods and the flags.

@@ -89,8 +89,10 @@ pub struct Region {
     pub sizes: Vec<usize>,
 }
 
-/// Copies one box of one dataset out of the backend (real regions only).
-pub type SnapFn<'a> = dyn FnMut(u32, &Bx) -> Result<Vec<u8>, String> + 'a;
+/// Copies one box of one dataset out of the backend (real regions only): the box saved (in a
+/// distributed run, the part of it this process owns; `None` when it owns none of it) with
+/// its elements.
+pub type SnapFn<'a> = dyn FnMut(u32, &Bx) -> Result<Option<SavedRegion>, String> + 'a;
 
 impl Region {
     /// A region opening before loop `start`, closing after at most `bound` loops. `real`
@@ -181,12 +183,7 @@ impl Region {
                     if e.kind == EntryKind::Save {
                         self.sizes.push((x.points() * e.point_bytes) as usize);
                         if self.real {
-                            let bytes = snap(dat, x)?;
-                            e.saved.push(SavedRegion {
-                                lo: x.lo,
-                                hi: x.hi,
-                                bytes,
-                            });
+                            e.saved.extend(snap(dat, x)?);
                         }
                     }
                     e.snapped.add(*x);
@@ -204,12 +201,7 @@ impl Region {
                     if e.kind == EntryKind::Save {
                         self.sizes.push((x.points() * e.point_bytes) as usize);
                         if self.real {
-                            let bytes = snap(dat, x)?;
-                            e.saved.push(SavedRegion {
-                                lo: x.lo,
-                                hi: x.hi,
-                                bytes,
-                            });
+                            e.saved.extend(snap(dat, x)?);
                         }
                     }
                     e.snapped.add(*x);
@@ -269,12 +261,7 @@ impl Region {
             for x in e.uncovered.boxes() {
                 self.sizes.push((x.points() * e.point_bytes) as usize);
                 if self.real {
-                    let bytes = snap(e.dat, x)?;
-                    e.saved.push(SavedRegion {
-                        lo: x.lo,
-                        hi: x.hi,
-                        bytes,
-                    });
+                    e.saved.extend(snap(e.dat, x)?);
                 }
             }
         }
@@ -311,7 +298,13 @@ mod tests {
     fn run(loops: &[Footprint], bound: u64) -> (Region, Vec<Bx>) {
         let mut r = Region::new(0, bound, true);
         r.add(0, EntryKind::Save, BoxList::from_box(field()), 8);
-        let mut snap = |_d: u32, b: &Bx| Ok(vec![0u8; b.points() as usize * 8]);
+        let mut snap = |_d: u32, b: &Bx| {
+            Ok(Some(SavedRegion {
+                lo: b.lo,
+                hi: b.hi,
+                bytes: vec![0u8; b.points() as usize * 8],
+            }))
+        };
         for l in loops {
             if r.all_decided() || r.expired() {
                 break;
@@ -398,8 +391,9 @@ mod tests {
         let (real, _) = run(&loops, 64);
         let mut dry = Region::new(0, 64, false);
         dry.add(0, EntryKind::Save, BoxList::from_box(field()), 8);
-        let mut never =
-            |_: u32, _: &Bx| -> Result<Vec<u8>, String> { panic!("dry regions copy nothing") };
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
+            panic!("dry regions copy nothing")
+        };
         for l in &loops {
             dry.on_loop(l, &mut never).unwrap();
         }
@@ -411,7 +405,8 @@ mod tests {
     fn recompute_entries_report_what_is_still_needed() {
         let mut r = Region::new(0, 3, true);
         r.add(0, EntryKind::Recompute, BoxList::from_box(field()), 8);
-        let mut snap = |_: u32, _: &Bx| -> Result<Vec<u8>, String> { panic!("never copied") };
+        let mut snap =
+            |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> { panic!("never copied") };
         // The interior is read (needed), the halo overwritten first.
         r.on_loop(&fp(&[(0, interior())], &[(1, interior())]), &mut snap)
             .unwrap();

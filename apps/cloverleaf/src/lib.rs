@@ -147,10 +147,19 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "built-in clover_bm_short".into());
-    let ops = ops_from_args(&cli.ops)?;
+    let mut ops = ops_from_args(&cli.ops)?;
+    // A distributed run reports from rank 0 only; every rank computes the same summaries.
+    let (rank, ranks) = (ops.rank(), ops.ranks());
+    let mut sink = std::io::sink();
+    let out: &mut dyn Write = if rank == 0 { out } else { &mut sink };
+    let per_rank = if ranks > 1 {
+        format!(" per rank, {ranks} ranks")
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "\n Clover (ops EDSL port) on backend {} with {} thread(s)",
+        "\n Clover (ops EDSL port) on backend {} with {} thread(s){per_rank}",
         ops.backend_name(),
         ops.threads()
     )
@@ -168,7 +177,14 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     }
     let profile_on = cli.profile || deck.profiler_on;
     let mut visit = if deck.visit_frequency > 0 {
-        if visit::AVAILABLE {
+        if ranks > 1 {
+            writeln!(
+                out,
+                " Note: visualisation dumps are written by single-process runs only"
+            )
+            .map_err(io("stdout"))?;
+            None
+        } else if visit::AVAILABLE {
             Some(
                 visit::VisitWriter::new(&cli.visit_dir)
                     .map_err(io(&cli.visit_dir.display().to_string()))?,
@@ -204,7 +220,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         })?;
     }
 
-    let progress = if !cli.no_progress && std::io::stdout().is_terminal() {
+    let progress = if rank == 0 && !cli.no_progress && std::io::stdout().is_terminal() {
         let bar = indicatif::ProgressBar::new(1000);
         bar.set_style(
             indicatif::ProgressStyle::with_template(
@@ -309,11 +325,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             None
         }
     };
+    if let Some(sent) = clover.ops.halo_bytes_sent() {
+        writeln!(
+            out,
+            " Halo exchange: rank 0 sent {:.3} MB ({:.1} kB per step)",
+            sent as f64 / 1e6,
+            sent as f64 / 1e3 / clover.step.max(1) as f64
+        )
+        .map_err(io("stdout"))?;
+    }
     let profile = clover.ops.profile_table();
     if profile_on {
         writeln!(out, "\n Profile (per loop):\n{profile}").map_err(io("stdout"))?;
     }
-    if let Some(path) = &cli.summary_json {
+    if let Some(path) = cli.summary_json.as_ref().filter(|_| rank == 0) {
         std::fs::write(path, output::summaries_json(&summaries))
             .map_err(io(&path.display().to_string()))?;
     }

@@ -117,10 +117,19 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "built-in tea_bm_2".into());
-    let ops = ops_from_args(&cli.ops)?;
+    let mut ops = ops_from_args(&cli.ops)?;
+    // A distributed run reports from rank 0 only; every rank computes the same summaries.
+    let (rank, ranks) = (ops.rank(), ops.ranks());
+    let mut sink = std::io::sink();
+    let out: &mut dyn Write = if rank == 0 { out } else { &mut sink };
+    let per_rank = if ranks > 1 {
+        format!(" per rank, {ranks} ranks")
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "\n Tea (ops EDSL port) on backend {} with {} thread(s)",
+        "\n Tea (ops EDSL port) on backend {} with {} thread(s){per_rank}",
         ops.backend_name(),
         ops.threads()
     )
@@ -215,7 +224,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     if profile_on {
         writeln!(out, "\n Profile (per loop):\n{profile}").map_err(io("stdout"))?;
     }
-    if let Some(path) = &cli.summary_json {
+    if let Some(path) = cli.summary_json.as_ref().filter(|_| rank == 0) {
         std::fs::write(path, output::summaries_json(&summaries))
             .map_err(io(&path.display().to_string()))?;
     }

@@ -21,7 +21,8 @@ use std::time::Instant;
 /// Layout of the HDF5 file:
 /// ```text
 /// /meta                       group; attributes format_version (u32), app, sequence (u64),
-///                             loop_index (u64), location, backend, time_unix (f64)
+///                             loop_index (u64), location, backend, time_unix (f64);
+///                             rank, ranks (u64) only in checkpoints of several processes
 /// /queries/log                compound dataset, one row per logged query, in order:
 ///                             {kind: "reduction"|"fetch", name (reduction or dataset),
 ///                              elem: "f64"|"f32"|"i32"|"", offset: u64, len: u64}
@@ -36,17 +37,27 @@ use std::time::Instant;
 /// Strings are variable-length UTF-8, so h5dump prints them as text.
 ///
 /// The manifest records the format version, app, sequence, loop index, file name and size, each
-/// region's path, byte count and CRC-32, and a CRC-32 of the queries and payload.
+/// region's path, byte count and CRC-32, and a CRC-32 of the queries and payload (and, for
+/// checkpoints of several processes, `rank` and `ranks`).
 #[derive(Clone, Debug)]
 pub struct Hdf5Store {
     naming: Naming,
     keep: usize,
+    label: String,
 }
 
 impl Hdf5Store {
     /// A store writing into `dir` (created if missing) for application `app`, keeping the newest
     /// `keep` (at least 1) complete checkpoints. Fails on a malformed `OPS_INJECT_FAILURE`.
     pub fn new(dir: &Path, app: &str, keep: usize) -> Result<Self, StoreError> {
+        Self::for_rank(dir, app, keep, 0)
+    }
+
+    /// [`Hdf5Store::new`] for the files of rank `rank` (`APP.ckpt.NNNNNN.rankR.h5`): a
+    /// distributed run's own store in `DIR/rank-R/`, or its partner store in
+    /// `DIR/rank-R/partner/` holding rank `R-1`'s copies (see [`super::dist`]). Checkpoints
+    /// committed to it must carry `meta.rank == rank`.
+    pub fn for_rank(dir: &Path, app: &str, keep: usize, rank: usize) -> Result<Self, StoreError> {
         if keep == 0 {
             return Err(StoreError::Invalid(
                 "checkpoints to keep must be at least 1".into(),
@@ -63,9 +74,29 @@ impl Hdf5Store {
             naming: Naming {
                 dir: dir.to_path_buf(),
                 app: app.to_owned(),
+                rank,
             },
             keep,
+            label: String::new(),
         })
+    }
+
+    /// The same store with `label` in front of the messages its writers print on their own
+    /// (the memory store's signal handler, the writer thread at exit): `"rank 1: "` in a
+    /// distributed run.
+    pub fn with_label(mut self, label: &str) -> Self {
+        self.label = label.to_owned();
+        self
+    }
+
+    /// The label given by [`Hdf5Store::with_label`] (empty by default).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The rank whose files this store writes and reads (0 for a single process).
+    pub fn rank(&self) -> usize {
+        self.naming.rank
     }
 
     /// The directory the files go to.
@@ -104,6 +135,16 @@ impl Hdf5Store {
     pub(crate) fn write(&self, ck: &Checkpoint) -> Result<CommitStats, StoreError> {
         let start = Instant::now();
         let sequence = ck.meta.sequence;
+        if ck.meta.rank != self.naming.rank || ck.meta.rank >= ck.meta.ranks.max(1) {
+            return Err(StoreError::Invalid(format!(
+                "checkpoint {sequence} holds the data of rank {} of {}, this store in {} writes \
+                 rank {}'s files",
+                ck.meta.rank,
+                ck.meta.ranks,
+                self.naming.dir.display(),
+                self.naming.rank
+            )));
+        }
         let next = self.next_sequence()?;
         if sequence < next {
             return Err(StoreError::Invalid(format!(
@@ -127,6 +168,8 @@ impl Hdf5Store {
             file_size,
             dats,
             queries_crc32,
+            rank: (ck.meta.ranks > 1).then_some(ck.meta.rank as u64),
+            ranks: (ck.meta.ranks > 1).then_some(ck.meta.ranks as u64),
         };
         write_file(
             &self.naming.path(sequence, Kind::ManifestTmp),
@@ -214,50 +257,82 @@ impl Hdf5Store {
 
     /// Reads a checkpoint through its manifest and verifies everything the manifest records.
     fn verify(&self, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
-        let reject = |path: &Path, reason: String| Rejected {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let bytes = std::fs::read(manifest_path)
-            .map_err(|e| reject(manifest_path, format!("cannot read the manifest: {e}")))?;
-        let manifest = Manifest::parse(&bytes).map_err(|r| reject(manifest_path, r))?;
-        let h5 = self.naming.path(manifest.sequence, Kind::H5);
-        if self.naming.path(manifest.sequence, Kind::Manifest) != manifest_path
-            || manifest.file != file_name(&h5)
-        {
-            return Err(reject(
-                manifest_path,
-                format!(
-                    "manifest of sequence {} names the file {:?}",
-                    manifest.sequence, manifest.file
-                ),
-            ));
-        }
-        let size = match std::fs::metadata(&h5) {
-            Ok(m) => m.len(),
-            Err(e) => {
-                return Err(reject(
-                    &h5,
-                    format!("missing though its manifest exists: {e}"),
-                ))
-            }
-        };
-        if size != manifest.file_size {
-            let what = if size < manifest.file_size {
-                "truncated"
-            } else {
-                "wrong size"
-            };
+        verify(&self.naming, manifest_path)
+    }
+}
+
+/// Checkpoint `sequence` of `naming`'s rank in its directory, read and verified: the reason to
+/// reject it when its manifest is missing (an incomplete write, or no file at all) or anything
+/// fails to verify.
+pub(crate) fn load(naming: &Naming, sequence: u64) -> Result<Checkpoint, Rejected> {
+    let manifest = naming.path(sequence, Kind::Manifest);
+    if manifest.exists() {
+        return verify(naming, &manifest);
+    }
+    let h5 = naming.path(sequence, Kind::H5);
+    let h5_tmp = naming.path(sequence, Kind::H5Tmp);
+    let manifest_tmp = naming.path(sequence, Kind::ManifestTmp);
+    let (path, reason) = if h5.exists() {
+        (h5, "incomplete write: file without manifest")
+    } else if h5_tmp.exists() {
+        (h5_tmp, "incomplete write: temporary file, never renamed")
+    } else if manifest_tmp.exists() {
+        (manifest_tmp, "incomplete write: manifest never renamed")
+    } else {
+        (h5, "missing")
+    };
+    Err(Rejected {
+        path,
+        reason: reason.into(),
+    })
+}
+
+/// Reads a checkpoint of `naming` through its manifest and verifies everything the manifest
+/// records.
+fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
+    let reject = |path: &Path, reason: String| Rejected {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let bytes = std::fs::read(manifest_path)
+        .map_err(|e| reject(manifest_path, format!("cannot read the manifest: {e}")))?;
+    let manifest = Manifest::parse(&bytes).map_err(|r| reject(manifest_path, r))?;
+    let h5 = naming.path(manifest.sequence, Kind::H5);
+    if naming.path(manifest.sequence, Kind::Manifest) != manifest_path
+        || manifest.file != file_name(&h5)
+    {
+        return Err(reject(
+            manifest_path,
+            format!(
+                "manifest of sequence {} names the file {:?}",
+                manifest.sequence, manifest.file
+            ),
+        ));
+    }
+    let size = match std::fs::metadata(&h5) {
+        Ok(m) => m.len(),
+        Err(e) => {
             return Err(reject(
                 &h5,
-                format!(
-                    "{what}: {size} bytes, the manifest says {}",
-                    manifest.file_size
-                ),
-            ));
+                format!("missing though its manifest exists: {e}"),
+            ))
         }
-        h5file::read(&h5, &manifest).map_err(|r| reject(&h5, r))
+    };
+    if size != manifest.file_size {
+        let what = if size < manifest.file_size {
+            "truncated"
+        } else {
+            "wrong size"
+        };
+        return Err(reject(
+            &h5,
+            format!(
+                "{what}: {size} bytes, the manifest says {}",
+                manifest.file_size
+            ),
+        ));
     }
+    h5file::read(&h5, &manifest).map_err(|r| reject(&h5, r))
 }
 
 impl CheckpointStore for Hdf5Store {

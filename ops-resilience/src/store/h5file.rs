@@ -226,6 +226,11 @@ pub(crate) fn write(
         set_str_attr(&meta, "location", &m.location)?;
         set_str_attr(&meta, "backend", &m.backend)?;
         set_attr(&meta, "time_unix", &m.time_unix)?;
+        if m.ranks > 1 {
+            // Single-process files keep the layout they always had.
+            set_attr(&meta, "rank", &(m.rank as u64))?;
+            set_attr(&meta, "ranks", &(m.ranks as u64))?;
+        }
         drop(meta);
 
         let queries = file.create_group("queries")?;
@@ -324,6 +329,14 @@ pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, Strin
         return Err(version_mismatch(version.into()));
     }
     let meta = (|| -> hdf5::Result<CheckpointMeta> {
+        let names = meta_group.attr_names()?;
+        let optional = |name: &str, default: u64| -> hdf5::Result<u64> {
+            if names.iter().any(|n| n == name) {
+                get_attr::<u64>(&meta_group, name)
+            } else {
+                Ok(default)
+            }
+        };
         Ok(CheckpointMeta {
             app: get_str_attr(&meta_group, "app")?,
             sequence: get_attr(&meta_group, "sequence")?,
@@ -331,18 +344,33 @@ pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, Strin
             location: get_str_attr(&meta_group, "location")?,
             backend: get_str_attr(&meta_group, "backend")?,
             time_unix: get_attr(&meta_group, "time_unix")?,
+            rank: usize::try_from(optional("rank", 0)?).unwrap_or(usize::MAX),
+            ranks: usize::try_from(optional("ranks", 1)?).unwrap_or(usize::MAX),
         })
     })()
     .map_err(at("/meta"))?;
-    if (meta.sequence, meta.loop_index, &meta.app)
-        != (manifest.sequence, manifest.loop_index, &manifest.app)
-    {
+    let (m_rank, m_ranks) = (manifest.rank.unwrap_or(0), manifest.ranks.unwrap_or(1));
+    if (
+        meta.sequence,
+        meta.loop_index,
+        &meta.app,
+        meta.rank as u64,
+        meta.ranks as u64,
+    ) != (
+        manifest.sequence,
+        manifest.loop_index,
+        &manifest.app,
+        m_rank,
+        m_ranks,
+    ) {
         return Err(format!(
-            "/meta (app {}, sequence {}, loop {}) disagrees with the manifest (app {}, sequence \
-             {}, loop {})",
+            "/meta (app {}, sequence {}, loop {}, rank {} of {}) disagrees with the manifest \
+             (app {}, sequence {}, loop {}, rank {m_rank} of {m_ranks})",
             meta.app,
             meta.sequence,
             meta.loop_index,
+            meta.rank,
+            meta.ranks,
             manifest.app,
             manifest.sequence,
             manifest.loop_index

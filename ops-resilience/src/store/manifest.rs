@@ -43,6 +43,12 @@ pub(crate) struct Manifest {
     pub dats: Vec<DatSum>,
     /// CRC-32 of the logged queries and the payload (see [`queries_crc`]).
     pub queries_crc32: u32,
+    /// The rank whose data the file holds; only in checkpoints of more than one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    /// The number of processes that took the checkpoint; only when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<u64>,
 }
 
 impl Manifest {

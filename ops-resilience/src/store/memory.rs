@@ -84,15 +84,18 @@ fn on_signal(signal: i32) -> ! {
         .filter_map(Weak::upgrade)
         .collect();
     for store in stores {
+        let label = store.lock().disk.label().to_owned();
         match store.write_out() {
             Ok(Some(stats)) => eprintln!(
-                "ops-resilience: {name}: checkpoint written to {} ({} bytes in {:.3} s)",
+                "ops-resilience: {label}{name}: checkpoint written to {} ({} bytes in {:.3} s)",
                 stats.path.as_deref().unwrap_or(Path::new("?")).display(),
                 stats.bytes_written,
                 stats.write.as_secs_f64()
             ),
             Ok(None) => {}
-            Err(e) => eprintln!("ops-resilience: {name}: writing the checkpoint failed: {e}"),
+            Err(e) => {
+                eprintln!("ops-resilience: {label}{name}: writing the checkpoint failed: {e}")
+            }
         }
     }
     std::process::exit(128 + signal)
@@ -109,7 +112,14 @@ impl MemoryStore {
     /// A memory store whose checkpoints go to `Hdf5Store::new(dir, app, keep)` when written
     /// out. Installs the signal handlers on first use in the process.
     pub fn new(dir: &Path, app: &str, keep: usize) -> Result<Self, StoreError> {
-        let disk = Hdf5Store::new(dir, app, keep)?;
+        Self::with_store(Hdf5Store::new(dir, app, keep)?)
+    }
+
+    /// A memory store whose checkpoints are written out through `disk` (every process of a
+    /// distributed run has its own, and one for its partner copies: each writes its newest
+    /// checkpoint at exit and on SIGINT/SIGTERM). Installs the signal handlers on first use in
+    /// the process.
+    pub fn with_store(disk: Hdf5Store) -> Result<Self, StoreError> {
         install_signal_thread()?;
         let shared = Arc::new(Shared(Mutex::new(State {
             newest: None,
@@ -171,7 +181,10 @@ impl CheckpointStore for MemoryStore {
 impl Drop for MemoryStore {
     fn drop(&mut self) {
         if let Err(e) = self.flush() {
-            eprintln!("ops-resilience: writing the in-memory checkpoint at exit failed: {e}");
+            eprintln!(
+                "ops-resilience: {}writing the in-memory checkpoint at exit failed: {e}",
+                self.reader.label()
+            );
         }
     }
 }

@@ -15,19 +15,28 @@
 //! `DIR/APP.ckpt.NNNNNN.rank0.h5` (layout in the `h5file` module's documentation) with a JSON
 //! manifest `DIR/APP.ckpt.NNNNNN.rank0.json` written after the file is durable.
 //!
+//! A distributed run (more than one process) writes per rank: rank `R` into `DIR/rank-R/`
+//! (`APP.ckpt.NNNNNN.rankR.h5`), and a partner copy of rank `R-1`'s checkpoint into
+//! `DIR/rank-R/partner/`; [`dist`] has the layout, [`open_rank_stores`] opens both stores of a
+//! rank, [`Layout::newest_complete`] finds what a restart with any number of processes can use,
+//! and [`wire`] is the message a checkpoint travels to the partner in.
+//!
 //! `OPS_INJECT_FAILURE=write:N` kills the process with SIGKILL in the middle of writing
 //! checkpoint N (see [`injected_write_failure`]), for testing restarts.
 
 mod atomic;
 mod blocking;
+pub mod dist;
 mod h5file;
 mod inject;
 mod manifest;
 mod memory;
 mod naming;
 mod thread;
+pub mod wire;
 
 pub use blocking::Hdf5Store;
+pub use dist::{open_rank_stores, partner_dir, rank_dir, Layout, RankStores};
 pub use inject::{injected_write_failure, INJECT_FAILURE_VAR};
 pub use memory::MemoryStore;
 pub use thread::ThreadStore;
@@ -56,6 +65,11 @@ pub struct CheckpointMeta {
     pub backend: String,
     /// Seconds since the Unix epoch when the checkpoint was opened.
     pub time_unix: f64,
+    /// The process whose data this file holds (`0..ranks`; 0 for a single process).
+    pub rank: usize,
+    /// Processes that took the checkpoint together, one file each (1 for a single process).
+    /// Files of single-process checkpoints record neither (they read back as rank 0 of 1).
+    pub ranks: usize,
 }
 
 /// One value handed to user space, in program order.
@@ -191,6 +205,10 @@ pub enum StoreError {
     /// names, a sequence number already used), `keep` of 0, a malformed `OPS_INJECT_FAILURE`.
     #[error("checkpoint store: {0}")]
     Invalid(String),
+    /// Bytes that should hold a checkpoint and do not decode (a damaged partner message, see
+    /// [`wire`]).
+    #[error("checkpoint store: {0}")]
+    Corrupt(String),
 }
 
 /// Where checkpoints go: blocking HDF5, thread offload, or in memory.

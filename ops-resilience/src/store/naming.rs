@@ -2,13 +2,13 @@
 //!
 //! One checkpoint of one process is `DIR/APP.ckpt.SEQUENCE.rankR.h5` (sequence zero-padded to six
 //! digits, wider when needed) with its manifest `....rankR.json`; while being written they carry a
-//! `.tmp` suffix. The rank is 0 until the stores learn MPI.
+//! `.tmp` suffix. `R` is the rank of the process whose data the file holds: 0 for a single
+//! process; in a distributed run rank `R` writes into `DIR/rank-R/` and its partner copy of
+//! rank `R-1`'s checkpoint into `DIR/rank-R/partner/` (named for rank `R-1`), see
+//! [`super::dist`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The rank every file of this (single-process) store is written for.
-pub(crate) const RANK: u32 = 0;
 
 /// What kind of file of a checkpoint a directory entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +67,13 @@ impl Entry {
     }
 }
 
-/// Names the files of one application's checkpoints in one directory.
+/// Names the files of one application's checkpoints of one rank in one directory.
 #[derive(Clone, Debug)]
 pub(crate) struct Naming {
     pub dir: PathBuf,
     pub app: String,
+    /// The rank whose data the files hold (0 for a single process).
+    pub rank: usize,
 }
 
 impl Naming {
@@ -81,22 +83,52 @@ impl Naming {
             "{}.ckpt.{:06}.rank{}{}",
             self.app,
             sequence,
-            RANK,
+            self.rank,
             kind.suffix()
         ))
     }
 
     /// Parses a file name of this application and rank: its sequence and kind.
     fn parse(&self, file_name: &str) -> Option<(u64, Kind)> {
+        match self.parse_any(file_name)? {
+            (sequence, rank, kind) if rank == self.rank => Some((sequence, kind)),
+            _ => None,
+        }
+    }
+
+    /// Parses a file name of this application, of any rank: its sequence, rank and kind.
+    pub fn parse_any(&self, file_name: &str) -> Option<(u64, usize, Kind)> {
         let rest = file_name.strip_prefix(&self.app)?.strip_prefix(".ckpt.")?;
         let (digits, rest) = rest.split_once('.')?;
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+        let sequence = all_digits(digits)?.parse().ok()?;
+        let rest = rest.strip_prefix("rank")?;
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let rank: usize = all_digits(&rest[..end])?.parse().ok()?;
+        if rest[..end] != rank.to_string() {
+            return None; // `rank01`: not a name this code writes
         }
-        let sequence = digits.parse().ok()?;
-        let rest = rest.strip_prefix(&format!("rank{RANK}"))?;
-        let kind = Kind::ALL.into_iter().find(|k| rest == k.suffix())?;
-        Some((sequence, kind))
+        let kind = Kind::ALL.into_iter().find(|k| &rest[end..] == k.suffix())?;
+        Some((sequence, rank, kind))
+    }
+
+    /// The highest sequence number of any checkpoint file of this application, of any rank, in
+    /// the directory (`None` if there is none or the directory does not exist).
+    pub fn max_sequence_any_rank(&self) -> std::io::Result<Option<u64>> {
+        let rd = match std::fs::read_dir(&self.dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut max = None;
+        for dirent in rd {
+            let name = dirent?.file_name();
+            if let Some((sequence, _, _)) = name.to_str().and_then(|n| self.parse_any(n)) {
+                max = max.max(Some(sequence));
+            }
+        }
+        Ok(max)
     }
 
     /// Every checkpoint file of this application in the directory, by sequence (ascending).
@@ -119,6 +151,11 @@ impl Naming {
     }
 }
 
+/// `s` if it is a non-empty run of ASCII digits.
+fn all_digits(s: &str) -> Option<&str> {
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then_some(s)
+}
+
 /// The file name of a path, for messages and manifests.
 pub(crate) fn file_name(path: &Path) -> String {
     path.file_name()
@@ -135,6 +172,7 @@ mod tests {
         let naming = Naming {
             dir: PathBuf::from("/x"),
             app: "clover.leaf".into(),
+            rank: 0,
         };
         for kind in Kind::ALL {
             let path = naming.path(42, kind);
@@ -153,5 +191,21 @@ mod tests {
         assert_eq!(naming.parse("clover.leaf.ckpt.000001.rank1.h5"), None);
         assert_eq!(naming.parse("clover.leaf.ckpt.-1.rank0.h5"), None);
         assert_eq!(naming.parse("clover.leaf.ckpt.000001.rank0.h5.bak"), None);
+        assert_eq!(
+            naming.parse_any("clover.leaf.ckpt.000007.rank12.json.tmp"),
+            Some((7, 12, Kind::ManifestTmp))
+        );
+        assert_eq!(naming.parse_any("clover.leaf.ckpt.000007.rank01.h5"), None);
+        assert_eq!(naming.parse_any("clover.leaf.ckpt.000007.rank.h5"), None);
+        let three = Naming { rank: 3, ..naming };
+        assert_eq!(
+            file_name(&three.path(9, Kind::H5)),
+            "clover.leaf.ckpt.000009.rank3.h5"
+        );
+        assert_eq!(
+            three.parse("clover.leaf.ckpt.000009.rank3.json"),
+            Some((9, Kind::Manifest))
+        );
+        assert_eq!(three.parse("clover.leaf.ckpt.000009.rank0.json"), None);
     }
 }

@@ -186,7 +186,10 @@ impl Drop for ThreadStore {
             return;
         }
         if let Err(e) = self.flush() {
-            eprintln!("ops-resilience: checkpoint writer: {e}");
+            eprintln!(
+                "ops-resilience: {}checkpoint writer: {e}",
+                self.reader.label()
+            );
         }
         self.jobs = None;
         if let Some(writer) = self.writer.take() {

@@ -67,6 +67,8 @@ pub fn checkpoint(seq: u64) -> Checkpoint {
             location: "advection@apps/x/src/main.rs:120:9".into(),
             backend: "seq".into(),
             time_unix: 1.7e9 + seq as f64 * 0.25,
+            rank: 0,
+            ranks: 1,
         },
         queries: vec![
             LoggedQuery::Reduction {

@@ -1,0 +1,111 @@
+//! Helpers for the applications' end-to-end tests (dev-dependency only): comparing
+//! `--summary-json` files number by number, and launching an app binary under Open MPI's
+//! `mpirun`, optionally with one process killed by SIGKILL at a given loop
+//! (`OPS_INJECT_FAILURE=loop:N` on that process only).
+//!
+//! ```
+//! let a = r#"{"summaries":[{"step":0,"mass":1.0}]}"#;
+//! let b = r#"{"summaries":[{"step":0,"mass":1.0000000000001}]}"#;
+//! assert_eq!(ops_testkit::summary_numbers(a), vec![0.0, 1.0]);
+//! ops_testkit::assert_summaries_agree(a, b, 1e-12, "example");
+//! ```
+
+#![warn(missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A fresh, empty scratch directory for one test: `<tmp>/<app>-<label>-<pid>`.
+pub fn scratch(app: &str, label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{app}-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Every number in a summary JSON file, in document order.
+pub fn summary_numbers(json: &str) -> Vec<f64> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<f64>) {
+        match v {
+            serde_json::Value::Number(n) => out.push(n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&serde_json::from_str(json).expect("summary JSON"), &mut out);
+    out
+}
+
+/// Panics unless the two summaries have the same shape and every number agrees to `rel`
+/// relative.
+pub fn assert_summaries_agree(a: &str, b: &str, rel: f64, what: &str) {
+    let (a, b) = (summary_numbers(a), summary_numbers(b));
+    assert_eq!(a.len(), b.len(), "{what}: summary shapes differ");
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let d = (x - y).abs() / x.abs().max(y.abs()).max(1e-300);
+        assert!(
+            x == y || d <= rel,
+            "{what}: value {i}: {x} vs {y} ({d:e} relative)"
+        );
+    }
+}
+
+/// `mpirun` with the options every test needs here (root in CI, more processes than cores).
+fn mpirun_command() -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe"])
+        .env_remove("OPS_INJECT_FAILURE");
+    c
+}
+
+/// Runs `bin deck args...` on `ranks` processes; returns stdout and stderr, and
+/// panics with them unless every process succeeded.
+pub fn mpirun(bin: &str, ranks: usize, deck: &Path, args: &[&str]) -> String {
+    let out = mpirun_command()
+        .args(["-n", &ranks.to_string()])
+        .arg(bin)
+        .arg(deck)
+        .args(args)
+        .output()
+        .expect("mpirun (Open MPI) must be installed: scripts/install-deps.sh");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{ranks} ranks, {}:\n{text}",
+        deck.display()
+    );
+    text
+}
+
+/// Runs `bin deck args...` on `ranks` processes with rank `victim` killed by
+/// SIGKILL when loop `at` starts (Open MPI then ends the others): an MPMD command line with the
+/// injection on one process. Panics if the run succeeds anyway.
+pub fn mpirun_killing_one(
+    bin: &str,
+    ranks: usize,
+    victim: usize,
+    at: u64,
+    deck: &Path,
+    args: &[&str],
+) {
+    let mut c = mpirun_command();
+    for r in 0..ranks {
+        if r > 0 {
+            c.arg(":");
+        }
+        c.args(["-n", "1"]);
+        if r == victim {
+            c.args(["env", &format!("OPS_INJECT_FAILURE=loop:{at}")]);
+        }
+        c.arg(bin).arg(deck).args(args);
+    }
+    let out = c.output().expect("mpirun");
+    assert!(
+        !out.status.success(),
+        "rank {victim} was to be killed at loop {at}, but the run finished:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
