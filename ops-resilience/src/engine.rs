@@ -50,6 +50,9 @@ pub const MIN_REGION_LOOPS: u64 = 64;
 /// statistics hold, settled or not.
 pub const LEARN_LIMIT: u64 = 20_000;
 
+/// Most times per run the learnt location is dropped because a new location appeared.
+pub const MAX_RELEARN: u32 = 3;
+
 /// Where checkpoint regions open.
 #[derive(Clone, Debug, PartialEq)]
 enum Target {
@@ -131,6 +134,8 @@ pub struct Resilience {
     fixed_match: Vec<Option<bool>>,
     seen: HashSet<(u32, u32), crate::track::FastState>,
     pure_writes: bool,
+    /// Times the learnt location was dropped for a new location ([`MAX_RELEARN`]).
+    relearns: u32,
     history: Vec<HistEntry>,
     init_history: Option<Vec<HistEntry>>,
     queries: Vec<LoggedQuery>,
@@ -269,6 +274,7 @@ impl Resilience {
             fixed_match: Vec::new(),
             seen: HashSet::default(),
             pure_writes: true,
+            relearns: 0,
             history: Vec::new(),
             init_history: Some(Vec::new()),
             queries: Vec::new(),
@@ -1689,6 +1695,32 @@ impl Resilience {
         }
     }
 
+    /// A new location appeared after the learnt choice: the program had not reached its time
+    /// loop (an inner solver's iterations looked periodic during the first time step), so
+    /// learn again, at most [`MAX_RELEARN`] times per run (a rare loop appearing late in a
+    /// long run must not keep the program without checkpoints).
+    fn relearn_on_new_location(&mut self, loc: u32) {
+        let Target::Chosen(cur) = self.target else {
+            return;
+        };
+        if self.relearns >= MAX_RELEARN || self.replaying() {
+            return;
+        }
+        self.relearns += 1;
+        let msg = format!(
+            "location `{}` appeared after `{}` was chosen: the program was not in its time loop \
+             yet; learning again",
+            self.locs.locs[loc as usize].key, self.locs.locs[cur as usize].key
+        );
+        if self.cfg.diags >= 2 && self.speaks() {
+            eprintln!("ops-resilience: {msg}");
+        }
+        self.target = Target::Learn;
+        self.report.location.revisions += 1;
+        self.report.location.chosen = None;
+        self.locs.forget_samples();
+    }
+
     /// Switches to a clearly cheaper location (mean at least 10 % smaller), or away from one
     /// that stopped being a candidate.
     fn maybe_revise(&mut self, now: u64) {
@@ -1732,9 +1764,13 @@ impl Resilience {
             .iter()
             .all(|(d, b)| !self.dats[*d as usize].impure.overlaps(b));
         let mut any_pure = false;
+        // During start-up (until some location recurs with other loops in between) a location
+        // may write a dataset several times and stay recomputable (e.g. one start-up loop run
+        // back to back per initial state); afterwards only a location's first write is.
+        let start_up = self.locs.first_pass_recur.is_none();
         for (d, w) in &fp.writes {
             let first = self.seen.insert((loc, *d));
-            let pure = self.pure_writes && reads_pure && first;
+            let pure = self.pure_writes && reads_pure && (first || start_up);
             self.dats[*d as usize].write(w, pure, self.in_closure, index);
             any_pure |= pure;
         }
@@ -1921,7 +1957,11 @@ impl Resilience {
         }
         self.sync(ops);
         self.locs.forget_on_new = self.target == Target::Learn;
+        let known = self.locs.locs.len();
         let loc = self.locs.id_of(plan, index);
+        if self.locs.locs.len() > known && !restored {
+            self.relearn_on_new_location(loc);
+        }
         if !restored {
             self.locs.count(loc, index);
         }

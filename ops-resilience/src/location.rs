@@ -6,7 +6,8 @@
 //! before the program looks periodic, then ever more rarely), runs a dry region there to
 //! measure how many bytes a checkpoint entered there would save, keeping the latest
 //! [`SAMPLES`]. [`LocTable::choose`] picks, among the locations that recur at least
-//! as often as the median recurring location, the one with the smallest mean; ties go to the
+//! once per pass of the time loop (judged by their largest gap between occurrences against the
+//! median one), the one with the smallest mean; ties go to the
 //! more frequent, then to the one seen first. The first choice is made once the program looks
 //! periodic ([`LocTable::ready`]); later samples may revise it (a phase that looked periodic,
 //! such as a halo exchange over many fields at start-up, is no time loop).
@@ -94,6 +95,10 @@ pub struct LocTable {
     pub last_new: u64,
     /// Loop index at which some location first occurred a second time.
     pub first_recur: Option<u64>,
+    /// Loop index at which some location first occurred again after other loops ran in
+    /// between (a gap of 2 or more): the end of start-up. A loop repeated back to back, such
+    /// as one start-up loop per initial state, does not end it.
+    pub first_pass_recur: Option<u64>,
     /// Locations that first appeared after `first_recur` (candidates for the time loop).
     eligible: u32,
     /// Of those, the ones that have not occurred again since the latest new location.
@@ -180,13 +185,7 @@ impl LocTable {
         }
         if self.forget_on_new && self.locs.iter().any(|l| l.started > 0) {
             // What looked periodic was not the time loop yet: start measuring afresh.
-            self.epoch += 1;
-            for l in &mut self.locs {
-                l.samples.clear();
-                l.started = 0;
-                l.sampling = false;
-                l.next_sample = l.count + 1;
-            }
+            self.forget_samples();
         }
         self.locs.push(LocInfo {
             key: key_of(plan),
@@ -209,6 +208,18 @@ impl LocTable {
         id
     }
 
+    /// Discards every sample (dry regions running now report nothing): what was measured was
+    /// not the time loop.
+    pub fn forget_samples(&mut self) {
+        self.epoch += 1;
+        for l in &mut self.locs {
+            l.samples.clear();
+            l.started = 0;
+            l.sampling = false;
+            l.next_sample = l.count + 1;
+        }
+    }
+
     /// Counts an occurrence of location `id` at loop `index`; returns the occurrence number
     /// (1 for the first).
     pub fn count(&mut self, id: u32, index: u64) -> u64 {
@@ -219,6 +230,9 @@ impl LocTable {
         if l.count > 0 {
             l.gap = index - l.last;
             l.max_gap = l.max_gap.max(l.gap);
+            if l.gap >= 2 && self.first_pass_recur.is_none() {
+                self.first_pass_recur = Some(index);
+            }
         }
         l.count += 1;
         l.last = index;
@@ -266,6 +280,11 @@ impl LocTable {
             .filter(|l| l.count >= 2)
             .map(|l| l.first + l.max_gap.min(l.gap.max(1)))
             .min();
+        let first_pass_recur = locs
+            .iter()
+            .filter(|l| l.count >= 2 && l.max_gap >= 2)
+            .map(|l| l.first + l.max_gap)
+            .min();
         let mut t = LocTable {
             locs,
             map,
@@ -274,6 +293,7 @@ impl LocTable {
             epoch: 0,
             last_new,
             first_recur,
+            first_pass_recur,
             eligible: 0,
             pending: 0,
         };
@@ -362,56 +382,82 @@ impl LocTable {
     /// (During the first pass its loops are new; loops recurring inside one pass, such as halo
     /// exchanges, are no evidence of the period; rare loops, such as a summary every ten
     /// steps, are tolerated.) When every location appeared before the first recurrence, the
-    /// program counts as periodic once it ran twice as long as it took to recur.
+    /// program counts as periodic once it ran twice as long as it took to recur. And when no
+    /// new location appeared for as long as it took from the first recurrence to the latest
+    /// new location, the program is periodic whatever is still pending: the first recurrence
+    /// was then a loop repeated during start-up (e.g. one loop per initial state), and the
+    /// locations after it that never came back were start-up loops too.
     pub fn steady(&self, now: u64) -> bool {
         match self.first_recur {
             None => false,
             Some(f) if self.eligible == 0 => now >= 2 * f,
-            Some(_) => self.pending * 10 <= self.eligible,
+            Some(f) => {
+                self.pending * 10 <= self.eligible
+                    || now >= self.last_new + self.last_new.saturating_sub(f).max(1)
+            }
         }
     }
 
-    /// True when a location with `count` occurrences recurs often enough: at least three
-    /// quarters of the median (locations visited earlier in the current pass are one ahead).
-    fn frequent(count: u64, median: u64) -> bool {
-        count >= 2 && count * 4 >= median * 3
+    /// The median of the largest gaps of the locations still recurring at `now` (0 when none
+    /// does): about one pass of the time loop, since most loops run once per pass.
+    pub fn typical_gap(&self, now: u64) -> u64 {
+        let mut g: Vec<u64> = self
+            .locs
+            .iter()
+            .filter(|l| Self::recurring(l, now))
+            .map(|l| l.max_gap)
+            .collect();
+        if g.is_empty() {
+            return 0;
+        }
+        g.sort_unstable();
+        g[(g.len() - 1) / 2]
+    }
+
+    /// True when location `l` recurs often enough to checkpoint at: at least once per pass of
+    /// the time loop, i.e. its largest gap is at most 1.5 times the typical one. (Counting
+    /// occurrences instead would rank a loop run once per time step below an inner solver's
+    /// loops, which run many times per step; a summary every ten steps has ten times the gap.)
+    fn frequent(l: &LocInfo, typical_gap: u64) -> bool {
+        l.count >= 2 && l.max_gap * 2 <= typical_gap.max(1) * 3
     }
 
     /// True when the statistics suffice to choose at loop `now`: the program looks periodic
-    /// ([`LocTable::steady`]) and every frequent location (see [`LocTable::choose`]) has
-    /// [`SAMPLES`] samples.
+    /// ([`LocTable::steady`]) and every frequent location (see [`LocTable::choose`]) has a
+    /// sample. (Later samples refine the means and may revise the choice.)
     pub fn ready(&self, now: u64) -> bool {
-        let median = self.median_recurring(now);
-        median > 0
+        let gap = self.typical_gap(now);
+        gap > 0
             && self.steady(now)
             && self
                 .locs
                 .iter()
-                .filter(|l| Self::recurring(l, now) && Self::frequent(l.count, median))
-                .all(|l| l.samples.len() >= SAMPLES)
+                .filter(|l| Self::recurring(l, now) && Self::frequent(l, gap))
+                .all(|l| !l.samples.is_empty())
     }
 
     /// True when location `id` is among the locations [`LocTable::choose`] considers at `now`.
     pub fn is_candidate(&self, id: u32, now: u64) -> bool {
         let l = &self.locs[id as usize];
-        let median = self.median_recurring(now);
-        median > 0 && Self::recurring(l, now) && Self::frequent(l.count, median)
+        let gap = self.typical_gap(now);
+        gap > 0 && Self::recurring(l, now) && Self::frequent(l, gap)
     }
 
-    /// Chooses the location at loop `now`: among the locations still recurring at least as
-    /// often as the median recurring location and having a sample, the smallest mean bytes;
+    /// Chooses the location at loop `now`: among the locations still recurring at least once
+    /// per pass of the time loop ([`LocTable::typical_gap`]) and having a sample, the smallest
+    /// mean bytes;
     /// ties to the more frequent, then the one seen first. Returns the id and the reason in
     /// words.
     pub fn choose(&self, now: u64) -> Option<(u32, String)> {
-        let median = self.median_recurring(now);
-        if median == 0 {
+        let gap = self.typical_gap(now);
+        if gap == 0 {
             return None;
         }
         let mut cands: Vec<(u32, f64)> = self
             .locs
             .iter()
             .enumerate()
-            .filter(|(_, l)| Self::recurring(l, now) && Self::frequent(l.count, median))
+            .filter(|(_, l)| Self::recurring(l, now) && Self::frequent(l, gap))
             .filter_map(|(i, l)| l.stats().map(|(_, mean, _)| (i as u32, mean)))
             .collect();
         if cands.is_empty() {
@@ -429,9 +475,9 @@ impl LocTable {
         Some((
             id,
             format!(
-                "smallest mean checkpoint ({}) among the {n} location(s) recurring about as \
-                 often as the median recurring location ({median} times) or more; occurred {} \
-                 times",
+                "smallest mean checkpoint ({}) among the {n} location(s) recurring at least \
+                 once per pass of the time loop (largest gap at most 1.5 x the median, {gap} \
+                 loops); occurred {} times",
                 crate::diags::human_bytes(mean as u64),
                 l.count
             ),
@@ -471,16 +517,43 @@ mod tests {
             loc("step_a", 10, 1, &[500, 500, 500]),
             loc("step_b", 10, 2, &[100, 120, 110]),
             loc("halo", 40, 3, &[300, 300, 300]),
-            loc("summary", 2, 4, &[10]),
+            {
+                let mut summary = loc("summary", 2, 4, &[10]);
+                summary.max_gap = 50;
+                summary
+            },
         ]);
-        // median of recurring counts (2, 10, 10, 40) is 10: summary is too rare.
-        assert_eq!(t.median_recurring(110), 10);
+        // The median largest gap is 10; the summary's 50 is too rare.
+        assert_eq!(t.typical_gap(110), 10);
         let (id, why) = t.choose(110).unwrap();
         assert_eq!(t.locs[id as usize].key, "step_b");
         assert!(why.contains("median"), "{why}");
         assert!(t.ready(110), "summary (one sample) is no candidate");
         // Much later, with nothing recurring any more, nothing qualifies.
         assert_eq!(t.choose(10_000), None);
+    }
+
+    /// TeaLeaf's shape: a few loops once per time step, an inner solver's loops many times per
+    /// step. The cheap once-per-step location (energy only, before the solve) is a candidate
+    /// although the solver's loops occur thirty times as often.
+    #[test]
+    fn a_once_per_step_location_competes_with_inner_solver_loops() {
+        let mut infos = Vec::new();
+        for (k, bytes) in [("init_common", 50), ("cg_init", 90), ("finalise", 60)] {
+            let mut l = loc(k, 6, infos.len() as u64, &[bytes]);
+            l.max_gap = 180;
+            l.gap = 176;
+            infos.push(l);
+        }
+        for k in ["calc_w", "calc_ur"] {
+            let mut l = loc(k, 200, infos.len() as u64, &[150, 160, 150]);
+            l.max_gap = 12;
+            infos.push(l);
+        }
+        let t = LocTable::from_infos(infos);
+        assert_eq!(t.typical_gap(110), 180);
+        let (id, _) = t.choose(110).unwrap();
+        assert_eq!(t.locs[id as usize].key, "init_common");
     }
 
     #[test]
@@ -491,6 +564,24 @@ mod tests {
         let t = LocTable::from_infos(vec![gen, loc("step", 3, 10, &[1000, 1000, 1000])]);
         let (id, _) = t.choose(110).unwrap();
         assert_eq!(t.locs[id as usize].key, "step");
+    }
+
+    #[test]
+    fn start_up_loops_repeated_per_state_do_not_block_steadiness() {
+        // A start-up loop recurs (one pass per initial state) before the time loop; then
+        // start-up loops that never come back, then the time loop's loops.
+        let t = LocTable {
+            first_recur: Some(7),
+            last_new: 188,
+            eligible: 15,
+            pending: 2,
+            ..Default::default()
+        };
+        assert!(!t.steady(300), "too early to tell");
+        assert!(
+            t.steady(369),
+            "no new location for as long as the first pass took"
+        );
     }
 
     #[test]

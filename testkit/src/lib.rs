@@ -6,7 +6,7 @@
 //! ```
 //! let a = r#"{"summaries":[{"step":0,"mass":1.0}]}"#;
 //! let b = r#"{"summaries":[{"step":0,"mass":1.0000000000001}]}"#;
-//! assert_eq!(ops_testkit::summary_numbers(a), vec![0.0, 1.0]);
+//! assert_eq!(ops_testkit::summary_numbers(a), vec![1.0, 0.0]); // keys in sorted order
 //! ops_testkit::assert_summaries_agree(a, b, 1e-12, "example");
 //! ```
 
@@ -23,7 +23,7 @@ pub fn scratch(app: &str, label: &str) -> PathBuf {
     dir
 }
 
-/// Every number in a summary JSON file, in document order.
+/// Every number in a summary JSON file: arrays in order, object members by sorted key.
 pub fn summary_numbers(json: &str) -> Vec<f64> {
     fn walk(v: &serde_json::Value, out: &mut Vec<f64>) {
         match v {
