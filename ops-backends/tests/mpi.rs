@@ -337,6 +337,9 @@ fn distributed_runs_agree_with_seq() {
                 "--include-ignored",
                 "--nocapture",
             ])
+            // Containers often forbid the cross-process memory attach Open MPI's shared-memory
+            // transport uses for large messages; plain copies work everywhere.
+            .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
             .output()
             .expect("mpirun (Open MPI) must be installed: scripts/install-deps.sh");
         let text = String::from_utf8_lossy(&out.stdout).to_string()

@@ -56,6 +56,9 @@ pub fn assert_summaries_agree(a: &str, b: &str, rel: f64, what: &str) {
 fn mpirun_command() -> Command {
     let mut c = Command::new("mpirun");
     c.args(["--allow-run-as-root", "--oversubscribe"])
+        // Containers often forbid the cross-process memory attach Open MPI's shared-memory
+        // transport uses for large messages; plain copies work everywhere.
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
         .env_remove("OPS_INJECT_FAILURE");
     c
 }

@@ -181,12 +181,12 @@ fn check_mode(mode: &str, kills: usize, seed: u64) {
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_blocking() {
-    check_mode("blocking", 12, 1);
+    check_mode("blocking", 20, 1);
 }
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_thread() {
-    check_mode("thread", 10, 2);
+    check_mode("thread", 20, 2);
 }
 
 #[test]

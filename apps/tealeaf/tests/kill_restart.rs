@@ -198,13 +198,13 @@ fn check_mode(mode: &str, kills: usize, seed: u64) {
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_cg() {
     use_solver("tl_use_cg");
-    check_mode("blocking", 10, 1);
+    check_mode("blocking", 20, 1);
 }
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_ppcg() {
     use_solver("tl_use_ppcg\ntl_ppcg_inner_steps 10\ntl_ch_cg_presteps 5");
-    check_mode("thread", 10, 2);
+    check_mode("thread", 20, 2);
 }
 
 #[test]

@@ -151,7 +151,16 @@ impl CheckpointStore for MemoryStore {
     fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
         let start = Instant::now();
         let old = self.shared.lock().newest.replace(checkpoint);
-        drop(old);
+        if let Some(old) = old {
+            // Unmapping a large checkpoint's buffers takes milliseconds: not on the compute
+            // thread's stall.
+            if let Err(e) = std::thread::Builder::new()
+                .name("ops-ckpt-free".into())
+                .spawn(move || drop(old))
+            {
+                eprintln!("ops-resilience: freeing the previous checkpoint in place: {e}");
+            }
+        }
         Ok(CommitStats {
             stall: start.elapsed(),
             ..CommitStats::default()

@@ -1,0 +1,122 @@
+//! Checkpoints on the GPU backend: a run on `wgpu` killed by SIGKILL and restarted on `wgpu`
+//! gives a bitwise-identical `--summary-json`; a checkpoint written by `wgpu` restores on
+//! `rayon` and one written by `rayon` restores on `wgpu`, the test problem passing and the
+//! summaries agreeing with an uninterrupted run of the restarting backend to 1e-10.
+//!
+//! Runs on Mesa's software Vulkan device in CI (`CI=true` makes a missing adapter a failure);
+//! elsewhere, without an adapter offering f64, it is skipped with a note.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ops_testkit::{assert_summaries_agree, scratch};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/decks/cloverleaf2d"
+);
+
+fn wgpu_available() -> bool {
+    match ops_backends::WgpuBackend::new() {
+        Ok(_) => true,
+        Err(e) => {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+            assert!(!ci, "CI must run the wgpu tests, but: {e}");
+            eprintln!("note: skipping the wgpu restart tests: {e}");
+            false
+        }
+    }
+}
+
+/// One run of test problem 1 on `backend`, checkpointing into `dir/ckpt` when `ckpt`, killed at
+/// loop `kill_at` if given. Returns whether it exited normally, and its stdout.
+fn run(
+    dir: &Path,
+    backend: &str,
+    ckpt: bool,
+    restart: bool,
+    kill_at: Option<u64>,
+) -> (bool, String) {
+    let mut c = Command::new(BIN);
+    c.arg(PathBuf::from(REFERENCE).join("clover_test1.in"))
+        .args(["--no-progress", "--ops-backend", backend, "--summary-json"])
+        .arg(dir.join("out.json"))
+        .env_remove("OPS_INJECT_FAILURE");
+    if ckpt {
+        c.arg("--ops-checkpoint-dir")
+            .arg(dir.join("ckpt"))
+            .args(["--ops-checkpoint-every", "1"]);
+    }
+    if restart {
+        c.arg("--ops-restart");
+    }
+    if let Some(n) = kill_at {
+        c.env("OPS_INJECT_FAILURE", format!("loop:{n}"));
+    }
+    let out = c.output().expect("run cloverleaf");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    if kill_at.is_some() {
+        assert_eq!(out.status.signal(), Some(9), "expected SIGKILL:\n{text}");
+    } else {
+        assert!(out.status.success(), "{backend}:\n{text}");
+    }
+    (out.status.success(), text)
+}
+
+fn summary(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("out.json")).unwrap()
+}
+
+#[test]
+fn killed_on_wgpu_restarts_on_wgpu_bitwise() {
+    if !wgpu_available() {
+        return;
+    }
+    let dir = scratch("cloverleaf-wgpu", "same");
+    run(&dir, "wgpu", false, false, None);
+    let reference = summary(&dir);
+    for at in [2500, 9000] {
+        let _ = std::fs::remove_dir_all(dir.join("ckpt"));
+        run(&dir, "wgpu", true, false, Some(at));
+        let (_, text) = run(&dir, "wgpu", true, true, None);
+        assert!(text.contains("restored checkpoint"), "{text}");
+        assert!(
+            summary(&dir) == reference,
+            "killed at loop {at}: summaries differ"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn checkpoints_cross_between_wgpu_and_rayon() {
+    if !wgpu_available() {
+        return;
+    }
+    let dir = scratch("cloverleaf-wgpu", "cross");
+    for (writer, reader) in [("wgpu", "rayon"), ("rayon", "wgpu")] {
+        run(&dir, reader, false, false, None);
+        let reference = summary(&dir);
+        let _ = std::fs::remove_dir_all(dir.join("ckpt"));
+        run(&dir, writer, true, false, Some(6000));
+        let (_, text) = run(&dir, reader, true, true, None);
+        assert!(
+            text.contains("restored checkpoint"),
+            "{writer} -> {reader}:\n{text}"
+        );
+        assert!(
+            text.contains("This test is considered PASSED"),
+            "{writer} -> {reader}:\n{text}"
+        );
+        assert_summaries_agree(
+            &reference,
+            &summary(&dir),
+            1e-10,
+            &format!("{writer} -> {reader}"),
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
