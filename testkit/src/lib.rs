@@ -112,3 +112,38 @@ pub fn mpirun_killing_one(
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The judgement of a distributed restart: with checkpoints into `dir/ckpt` every occurrence of
+/// the location, kills rank `victim` of `ranks` at loop `at`, restarts with `--ops-restart` on
+/// the same number of processes, and panics unless the restart says it restored a checkpoint
+/// and its `--summary-json` is bitwise identical to `reference` (the bytes of an uninterrupted
+/// run's).
+pub fn assert_distributed_restart_bitwise(
+    bin: &str,
+    ranks: usize,
+    (victim, at): (usize, u64),
+    deck: &Path,
+    dir: &Path,
+    reference: &[u8],
+) {
+    let (ckpt, out) = (dir.join("ckpt"), dir.join("out.json"));
+    let _ = std::fs::remove_dir_all(&ckpt);
+    let _ = std::fs::remove_file(&out);
+    let args = [
+        "--ops-checkpoint-dir",
+        ckpt.to_str().expect("UTF-8 path"),
+        "--ops-checkpoint-every",
+        "1",
+        "--summary-json",
+        out.to_str().expect("UTF-8 path"),
+    ];
+    mpirun_killing_one(bin, ranks, victim, at, deck, &args);
+    let restart: Vec<&str> = args.iter().copied().chain(["--ops-restart"]).collect();
+    let text = mpirun(bin, ranks, deck, &restart);
+    assert!(text.contains("restored checkpoint"), "{text}");
+    assert!(
+        std::fs::read(&out).expect("summary of the restarted run") == reference,
+        "{}: rank {victim} killed at loop {at}: the restarted run's summaries differ",
+        deck.display()
+    );
+}

@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ops_testkit::{assert_summaries_agree, mpirun, mpirun_killing_one, scratch};
+use ops_testkit::{
+    assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, mpirun_killing_one, scratch,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
 const REFERENCE: &str = concat!(
@@ -93,17 +95,8 @@ fn killed_rank_restarts_bitwise_and_partner_copy_replaces_a_lost_file() {
         out.to_str().unwrap(),
     ];
     let restart: Vec<&str> = args.iter().copied().chain(["--ops-restart"]).collect();
-    for (victim, at) in [(1, 3000), (0, 6100)] {
-        let _ = std::fs::remove_dir_all(&ckpt);
-        let _ = std::fs::remove_file(&out);
-        mpirun_killing_one(BIN, 2, victim, at, &deck, &args);
-        let text = mpirun(BIN, 2, &deck, &restart);
-        assert!(text.contains("restored checkpoint"), "{text}");
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            reference,
-            "rank {victim} killed at loop {at}"
-        );
+    for kill in [(1, 3000), (0, 6100)] {
+        assert_distributed_restart_bitwise(BIN, 2, kill, &deck, &dir, &reference);
     }
     // Lose rank 1's own files: its partner (rank 0) holds a copy.
     mpirun_killing_one(BIN, 2, 0, 4000, &deck, &args);

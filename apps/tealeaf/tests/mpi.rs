@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ops_testkit::{assert_summaries_agree, mpirun, mpirun_killing_one, scratch};
+use ops_testkit::{assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tealeaf");
 const REFERENCE: &str = concat!(
@@ -80,7 +80,7 @@ fn killed_rank_mid_solve_restarts_bitwise_cg_and_ppcg() {
         let dir = scratch("tealeaf-mpi", label);
         let deck = dir.join("deck.in");
         std::fs::write(&deck, restart_deck(solver)).unwrap();
-        let (ckpt, out, reference) = (dir.join("ckpt"), dir.join("out.json"), dir.join("ref.json"));
+        let reference = dir.join("ref.json");
         mpirun(
             BIN,
             2,
@@ -88,26 +88,8 @@ fn killed_rank_mid_solve_restarts_bitwise_cg_and_ppcg() {
             &["--summary-json", reference.to_str().unwrap()],
         );
         let reference = std::fs::read(reference).unwrap();
-        let args = [
-            "--ops-checkpoint-dir",
-            ckpt.to_str().unwrap(),
-            "--ops-checkpoint-every",
-            "1",
-            "--summary-json",
-            out.to_str().unwrap(),
-        ];
-        let restart: Vec<&str> = args.iter().copied().chain(["--ops-restart"]).collect();
-        for (victim, at) in [(1, 450), (0, 950)] {
-            let _ = std::fs::remove_dir_all(&ckpt);
-            let _ = std::fs::remove_file(&out);
-            mpirun_killing_one(BIN, 2, victim, at, &deck, &args);
-            let text = mpirun(BIN, 2, &deck, &restart);
-            assert!(text.contains("restored checkpoint"), "{label}: {text}");
-            assert_eq!(
-                std::fs::read(&out).unwrap(),
-                reference,
-                "{label}: rank {victim} killed at loop {at}"
-            );
+        for kill in [(1, 450), (0, 950)] {
+            assert_distributed_restart_bitwise(BIN, 2, kill, &deck, &dir, &reference);
         }
         let _ = std::fs::remove_dir_all(dir);
     }
