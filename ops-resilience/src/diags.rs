@@ -186,9 +186,13 @@ pub struct RestoreReport {
     pub upload_s: f64,
     /// Bytes restored.
     pub bytes: u64,
-    /// Loops re-executed during the replay (recomputing pure data).
+    /// True when the run fast-forwarded (restored at its first `fast_forward` call after
+    /// running its start-up) instead of replaying.
+    pub fast_forward: bool,
+    /// Loops re-executed during the replay (recomputing pure data); for a fast-forward, the
+    /// start-up loops run before the first `fast_forward` call.
     pub executed_loops: u64,
-    /// Loops skipped.
+    /// Loops skipped (for a fast-forward, the loops jumped over).
     pub skipped_loops: u64,
     /// Values answered from the log.
     pub replayed_queries: u64,
@@ -312,6 +316,18 @@ impl Report {
     pub fn restore_text(r: &RestoreReport) -> String {
         match r.sequence {
             None => String::new(),
+            Some(seq) if r.fast_forward => format!(
+                "ops-resilience: fast-forwarded to checkpoint {seq} at loop {} ({}): start-up \
+                 {:.4} s ({} loops run, {} jumped over), read {:.4} s, upload {:.4} s, {}\n",
+                r.loop_index.unwrap_or(0),
+                r.location.as_deref().unwrap_or("?"),
+                r.replay_s,
+                r.executed_loops,
+                r.skipped_loops,
+                r.read_s,
+                r.upload_s,
+                human_bytes(r.bytes)
+            ),
             Some(seq) => format!(
                 "ops-resilience: restored checkpoint {seq} at loop {} ({}): replay {:.4} s \
                  ({} loops re-executed, {} skipped, {} values replayed), read {:.4} s, upload {:.4} s, {}\n",

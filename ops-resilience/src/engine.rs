@@ -32,7 +32,8 @@ use crate::diags::{
 };
 use crate::location::{spec_matches, LocTable};
 use crate::meta::{
-    frame, unframe, CkptMeta, DatState, PendingReduction, ResilientMeta, TrackerState, META_VERSION,
+    frame, unframe, CkptMeta, DatState, FastForwardMeta, PendingReduction, ResilientMeta,
+    TrackerState, META_VERSION,
 };
 use crate::pool::BufPool;
 use crate::region::{EntryKind, Region, SnapFn};
@@ -88,6 +89,9 @@ enum Mode {
     Normal,
     Replay(Box<Replay>),
     ResilientWait(Box<ResilientWait>),
+    /// Restarting from a fast-forward checkpoint: loops run normally (start-up) until the
+    /// first `fast_forward` call, which restores the checkpoint.
+    FastForward(Box<Replay>),
 }
 
 struct Open {
@@ -103,6 +107,7 @@ struct Open {
     stall: Duration,
     time_unix: f64,
     resilient: Option<ResilientMeta>,
+    fast_forward: Option<FastForwardMeta>,
     /// Distributed runs: the first snapshot that failed on this process. The region goes on
     /// (every process must close it at the same loop and exchange partner copies), then is
     /// abandoned here.
@@ -175,6 +180,15 @@ pub struct Resilience {
     /// The lowest sequence number the next checkpoint may carry; in a distributed run, the
     /// next checkpoint's number (agreed at start-up, the same on every process).
     next_seq: u64,
+    /// The `fast_forward` call site that is the checkpoint location (once called).
+    ff_key: Option<String>,
+    /// Loops executed at the first `fast_forward` call (the start-up).
+    ff_first: Option<u64>,
+    /// Loop index at the last `fast_forward` call, and the largest gap between two calls.
+    ff_last: Option<u64>,
+    ff_gap: u64,
+    /// Warned about a second `fast_forward` call site.
+    ff_warned: bool,
 }
 
 fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
@@ -308,6 +322,11 @@ impl Resilience {
             dist_known: false,
             partner: None,
             next_seq: 1,
+            ff_key: None,
+            ff_first: None,
+            ff_last: None,
+            ff_gap: 0,
+            ff_warned: false,
             cfg,
         }
     }
@@ -539,14 +558,11 @@ impl Resilience {
             bytes: ck.data_bytes() as u64,
             ..RestoreReport::default()
         });
-        self.mode = match &meta.resilient {
-            Some(r) => Mode::ResilientWait(Box::new(ResilientWait {
-                label: r.label.clone(),
-                iteration: r.iteration,
-                ck,
-                meta,
-            })),
-            None => Mode::Replay(Box::new(Replay {
+        if let Some(r) = self.report.restore.as_mut() {
+            r.fast_forward = meta.fast_forward.is_some() && meta.resilient.is_none();
+        }
+        let replay = |ck: Checkpoint, meta: CkptMeta, user: Vec<u8>| {
+            Box::new(Replay {
                 k: ck.meta.loop_index,
                 ck,
                 meta,
@@ -555,7 +571,17 @@ impl Resilience {
                 q_cursor: 0,
                 executed: 0,
                 skipped: 0,
+            })
+        };
+        self.mode = match &meta.resilient {
+            Some(r) => Mode::ResilientWait(Box::new(ResilientWait {
+                label: r.label.clone(),
+                iteration: r.iteration,
+                ck,
+                meta,
             })),
+            None if meta.fast_forward.is_some() => Mode::FastForward(replay(ck, meta, user)),
+            None => Mode::Replay(replay(ck, meta, user)),
         };
         Ok(())
     }
@@ -785,6 +811,189 @@ impl Resilience {
         );
     }
 
+    /// The application's `fast_forward` call at `key` (`fast_forward@file:line:col`) with its
+    /// own state `payload`: in a normal run the call site is the checkpoint location (a region
+    /// opens here when a checkpoint is due, storing `payload`) and the answer is `None`; in a
+    /// run restarting from a fast-forward checkpoint the first call restores it and answers
+    /// the checkpoint's payload. During a replay (and in runs using resilient regions) it does
+    /// nothing.
+    pub fn fast_forward(
+        &mut self,
+        ops: &mut Ops,
+        key: &str,
+        payload: &[u8],
+    ) -> Result<Option<Vec<u8>>, String> {
+        let t0 = Instant::now();
+        let out = self.fast_forward_inner(ops, key, payload);
+        self.hook_time += t0.elapsed();
+        if let Err(e) = &out {
+            // Loops after a failed restore must not run as if restored.
+            self.fail(e.clone());
+        }
+        out
+    }
+
+    fn fast_forward_inner(
+        &mut self,
+        ops: &mut Ops,
+        key: &str,
+        payload: &[u8],
+    ) -> Result<Option<Vec<u8>>, String> {
+        match &self.mode {
+            Mode::Replay(_) => {
+                // The replayed run's first call, for checkpoints this run takes later.
+                if self.ff_first.is_none() {
+                    self.ff_first = Some(self.index);
+                }
+                return Ok(None);
+            }
+            Mode::ResilientWait(_) => return Ok(None),
+            Mode::FastForward(_) => return self.restore_fast_forward(ops, key).map(Some),
+            Mode::Normal => {}
+        }
+        if self.resilient_used {
+            return Ok(None);
+        }
+        match self.ff_key.as_deref() {
+            Some(k) if k == key => {}
+            Some(k) => {
+                if !self.ff_warned {
+                    self.ff_warned = true;
+                    let w = format!(
+                        "fast_forward called at `{key}` too; only the first call site, `{k}`, \
+                         takes checkpoints"
+                    );
+                    self.warn_from_rank0(w);
+                }
+                return Ok(None);
+            }
+            None => {
+                self.sync(ops);
+                if self.ff_first.is_none() {
+                    self.ff_first = Some(self.index);
+                }
+                // What the loops before the first call wrote is recomputed by running them
+                // again (a restarted run runs its start-up normally); later writes are saved.
+                if self.init_history.is_some() {
+                    self.end_of_init();
+                } else {
+                    self.pure_writes = false;
+                }
+                self.ff_key = Some(key.to_string());
+                self.target = Target::Fixed(key.to_string());
+                self.fixed_match.clear();
+                self.dry.clear();
+                self.manual_any = false;
+                self.reason = "the fast_forward call site".into();
+                self.target_occ = 0;
+                self.last_ckpt_occ = 0;
+                self.report.location.chosen = Some(key.to_string());
+                self.report.location.reason = self.reason.clone();
+                self.report.location.chosen_at_loop = Some(self.index);
+            }
+        }
+        if let Some(prev) = self.ff_last {
+            self.ff_gap = self.ff_gap.max(self.index - prev);
+        }
+        self.ff_last = Some(self.index);
+        self.payload.clear();
+        self.payload.extend_from_slice(payload);
+        self.target_occ += 1;
+        if self.store.is_none() {
+            return Ok(None);
+        }
+        if self.region.as_ref().is_some_and(|o| o.region.expired()) {
+            self.close_region(ops);
+        }
+        if self.region.is_none() && self.due(ops) {
+            self.sync(ops);
+            self.refresh_live(ops);
+            let bound = MIN_REGION_LOOPS.max(2 * self.ff_gap);
+            self.open_region(ops, self.index, key.to_string(), bound, None);
+            let ff = FastForwardMeta {
+                location: key.to_string(),
+                first_call_loop: self.ff_first.unwrap_or(0),
+                gap: self.ff_gap,
+            };
+            if let Some(o) = self.region.as_mut() {
+                o.fast_forward = Some(ff);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first `fast_forward` call of a run restarting from a fast-forward checkpoint: the
+    /// start-up loops ran; upload the saved boxes, restore reductions and the tracker's state,
+    /// jump to the checkpoint's loop index, and hand back the application's payload.
+    fn restore_fast_forward(&mut self, ops: &mut Ops, key: &str) -> Result<Vec<u8>, String> {
+        let Mode::FastForward(r) = std::mem::replace(&mut self.mode, Mode::Normal) else {
+            unreachable!("called in fast-forward mode");
+        };
+        let seq = r.ck.meta.sequence;
+        let ff = r
+            .meta
+            .fast_forward
+            .clone()
+            .ok_or("not a fast-forward checkpoint")?;
+        if key != ff.location {
+            return Err(format!(
+                "restart from fast-forward checkpoint {seq}: fast_forward is called at `{key}` \
+                 in this run, the checkpoint was taken at `{}`",
+                ff.location
+            ));
+        }
+        let startup = self.index;
+        if startup != ff.first_call_loop {
+            return Err(format!(
+                "restart from fast-forward checkpoint {seq}: this run called fast_forward first \
+                 after {startup} loops, the checkpointed run after {}: the start-up differs",
+                ff.first_call_loop
+            ));
+        }
+        if let Some(late) = r.meta.replay.iter().find(|&&i| i >= startup) {
+            return Err(format!(
+                "cannot fast-forward to checkpoint {seq}: it recomputes data by re-executing \
+                 loop {late}, which comes after the start-up (the {startup} loops before the \
+                 first fast_forward call) and does not run again; restart by replay instead \
+                 (a run without fast_forward calls)"
+            ));
+        }
+        let t0 = Instant::now();
+        self.sync(ops);
+        self.upload(ops, &r.ck)?;
+        Self::restore_reductions(ops, &r.meta)?;
+        let upload = t0.elapsed();
+        let Replay {
+            ck,
+            meta,
+            user_payload,
+            ..
+        } = *r;
+        let history = meta.state.history.clone();
+        self.restore_state(meta.state, history)?;
+        self.queries = ck.queries;
+        self.payload = user_payload.clone();
+        self.index = ck.meta.loop_index;
+        self.ff_key = Some(key.to_string());
+        self.ff_first = Some(ff.first_call_loop);
+        self.ff_last = Some(self.index);
+        self.ff_gap = ff.gap;
+        self.last_end = Instant::now();
+        if let Some(rep) = self.report.restore.as_mut() {
+            rep.fast_forward = true;
+            rep.replay_s = self.started.elapsed().as_secs_f64();
+            rep.upload_s = upload.as_secs_f64();
+            rep.executed_loops = startup;
+            rep.skipped_loops = ck.meta.loop_index.saturating_sub(startup);
+            rep.replayed_queries = 0;
+        }
+        // A restart always says where it restarted from.
+        if let Some(rep) = self.report.restore.as_ref().filter(|_| self.speaks()) {
+            eprint!("{}", Report::restore_text(rep));
+        }
+        Ok(user_payload)
+    }
+
     // ----------------------------------------------------------------------------------------
     // Bookkeeping
     // ----------------------------------------------------------------------------------------
@@ -818,6 +1027,10 @@ impl Resilience {
     }
 
     fn target_matches(&mut self, loc: u32) -> bool {
+        if self.ff_key.is_some() {
+            // Regions open at the `fast_forward` call, never at a loop.
+            return false;
+        }
         if self.manual_any {
             return true;
         }
@@ -1240,6 +1453,7 @@ impl Resilience {
                 .map(|d| d.as_secs_f64())
                 .unwrap_or(0.0),
             resilient,
+            fast_forward: None,
             failed: None,
         }));
         if let Some(o) = self.region.as_mut() {
@@ -1466,6 +1680,7 @@ impl Resilience {
             state,
             resilient: open.resilient.clone(),
             reductions: std::mem::take(&mut open.reductions),
+            fast_forward: open.fast_forward.take(),
         };
         let recompute_loops = meta.replay.len();
         let payload = frame(&meta, &open.payload);
@@ -1922,6 +2137,24 @@ impl Resilience {
             }
             restored = true;
         }
+        if let Mode::FastForward(r) = &self.mode {
+            let first = r
+                .meta
+                .fast_forward
+                .as_ref()
+                .map_or(0, |f| f.first_call_loop);
+            if index >= first {
+                let msg = format!(
+                    "restart from fast-forward checkpoint {}: this run reached loop {index} (`{}`) \
+                     without calling fast_forward, which the checkpointed run called after {first} \
+                     loops: the start-up differs, or the program does not call `fast_forward` (at \
+                     the top of its time loop) as the checkpointed run did",
+                    r.ck.meta.sequence, plan.name
+                );
+                self.fail(msg);
+                return LoopAction::Skip;
+            }
+        }
         if restored {
             if let Err(e) = self.restore_replay(ops, plan) {
                 self.fail(e);
@@ -1986,7 +2219,12 @@ impl Resilience {
         if self.region.as_ref().is_some_and(|o| o.region.expired()) {
             self.close_region(ops);
         }
-        if matched && !restored && self.region.is_none() && self.due(ops) {
+        if matched
+            && !restored
+            && self.region.is_none()
+            && matches!(self.mode, Mode::Normal)
+            && self.due(ops)
+        {
             let bound = MIN_REGION_LOOPS.max(2 * self.locs.locs[loc as usize].max_gap);
             let key = self.locs.locs[loc as usize].key.clone();
             self.refresh_live(ops);
@@ -2085,7 +2323,7 @@ impl LoopObserver for Resilience {
     }
 
     fn before_set(&mut self, ops: &mut Ops, dat: DatId, range: &IterRange) {
-        if !matches!(self.mode, Mode::Normal | Mode::ResilientWait(_)) {
+        if matches!(self.mode, Mode::Replay(_)) {
             return;
         }
         self.sync(ops);
@@ -2119,7 +2357,7 @@ impl LoopObserver for Resilience {
     }
 
     fn on_set(&mut self, dat: DatId, range: &IterRange) {
-        if !matches!(self.mode, Mode::Normal | Mode::ResilientWait(_)) {
+        if matches!(self.mode, Mode::Replay(_)) {
             return;
         }
         let d = dat.index();
@@ -2145,6 +2383,14 @@ impl LoopObserver for Resilience {
                 "restart diverged: the program ended after {} loops, before the checkpoint's \
                  loop {}",
                 self.index, r.k
+            );
+            self.fail(msg);
+        }
+        if let Mode::FastForward(r) = &self.mode {
+            let msg = format!(
+                "restart from fast-forward checkpoint {}: the program ended after {} loops \
+                 without calling fast_forward",
+                r.ck.meta.sequence, self.index
             );
             self.fail(msg);
         }

@@ -68,6 +68,46 @@ pub trait ResilienceExt {
     /// restarting). Available from the start of a restarted run.
     fn restart_payload(&mut self) -> Option<Vec<u8>>;
 
+    /// Fast-forward restart (OPS's `ops_checkpointing_fastfw`): call it once per pass of the
+    /// time loop (e.g. at the top of each step) with the application's own small state (step
+    /// counter, time, dt) serialised.
+    ///
+    /// - In a normal run it answers `Ok(None)`. Its call site (`fast_forward@file:line:col`,
+    ///   through `#[track_caller]`) becomes the checkpoint location: when a checkpoint is due
+    ///   (every N-th call, or the interval elapsed) a region opens right here and `payload` is
+    ///   stored with the checkpoint, which is marked a fast-forward checkpoint. Whatever the
+    ///   loops before the first call wrote is recomputed at restart (they run again), never
+    ///   saved.
+    /// - In a run restarting (`--ops-restart`) from a fast-forward checkpoint, the loops before
+    ///   the first call run normally (the start-up); the first call uploads the checkpoint's
+    ///   saved data, restores reductions and the tracker's state, sets the loop index to the
+    ///   checkpoint's, and answers `Ok(Some(payload))`: the application sets its counters from
+    ///   it and goes on. A checkpoint that cannot be restored this way (a different call site,
+    ///   a different start-up, data recomputed by loops after the start-up) is an error naming
+    ///   the problem.
+    /// - Restarting from a replay checkpoint, or with none: `Ok(None)` (the replay is not
+    ///   disturbed). Without a resilience observer, or in programs using
+    ///   [`ResilienceExt::resilient`] regions: always `Ok(None)`.
+    ///
+    /// ```
+    /// use ops_backends::prelude::*;
+    /// use ops_resilience::ResilienceExt;
+    ///
+    /// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let mut step = 0u64;
+    /// while step < 5 {
+    ///     if let Some(saved) = ops.fast_forward(&step.to_le_bytes())? {
+    ///         step = u64::from_le_bytes(saved[..8].try_into().unwrap());
+    ///     }
+    ///     // ... the step's par_loops ...
+    ///     step += 1;
+    /// }
+    /// assert_eq!(step, 5);
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    #[track_caller]
+    fn fast_forward(&mut self, payload: &[u8]) -> Result<Option<Vec<u8>>, OpsError>;
+
     /// Requests a checkpoint now: the region opens at the next occurrence of the checkpoint
     /// location (or at the very next loop when no location is known yet).
     fn checkpoint_now(&mut self);
@@ -125,6 +165,20 @@ impl ResilienceExt for Ops {
 
     fn restart_payload(&mut self) -> Option<Vec<u8>> {
         self.resilience()?.restart_payload().map(<[u8]>::to_vec)
+    }
+
+    #[track_caller]
+    fn fast_forward(&mut self, payload: &[u8]) -> Result<Option<Vec<u8>>, OpsError> {
+        let at = std::panic::Location::caller();
+        if self.resilience().is_none() {
+            return Ok(None);
+        }
+        let key = format!("fast_forward@{}:{}:{}", at.file(), at.line(), at.column());
+        match with_resilience(self, |r, ops| r.fast_forward(ops, &key, payload)) {
+            None => Ok(None),
+            Some(Ok(p)) => Ok(p),
+            Some(Err(e)) => Err(OpsError::Observer(format!("ops-resilience: {e}"))),
+        }
     }
 
     fn checkpoint_now(&mut self) {

@@ -104,6 +104,19 @@ pub struct ResilientMeta {
     pub iteration: u64,
 }
 
+/// A fast-forward checkpoint's details: taken at the application's
+/// [`fast_forward`](crate::ResilienceExt::fast_forward) call, restored at that call in a
+/// restarted run (after the start-up loops ran normally) instead of by replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FastForwardMeta {
+    /// The call site's key, `fast_forward@file:line:col`.
+    pub location: String,
+    /// Loops the run had executed at its first `fast_forward` call (its start-up).
+    pub first_call_loop: u64,
+    /// Largest number of loops between two `fast_forward` calls (one pass of the time loop).
+    pub gap: u64,
+}
+
 /// The tracker's part of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CkptMeta {
@@ -120,6 +133,9 @@ pub struct CkptMeta {
     /// Every reduction's running value at the checkpoint's loop, in declaration order.
     #[serde(default)]
     pub reductions: Vec<PendingReduction>,
+    /// Set for fast-forward checkpoints (absent in older files and in replay checkpoints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_forward: Option<FastForwardMeta>,
 }
 
 /// Frames the meta and the application's payload into one payload.
@@ -178,6 +194,7 @@ mod tests {
             },
             resilient: None,
             reductions: vec![PendingReduction::new("dt", ops_core::Scalar::F64(0.25))],
+            fast_forward: None,
         };
         assert_eq!(
             meta.reductions[0].value(),
@@ -189,5 +206,17 @@ mod tests {
         assert_eq!(user, b"step=42");
         assert!(unframe(b"step=42").is_err());
         assert!(unframe(&p[..20]).is_err());
+        // Replay checkpoints keep the old format; a fast-forward one round-trips its details.
+        assert!(!String::from_utf8_lossy(&p).contains("fast_forward"));
+        let ff = CkptMeta {
+            fast_forward: Some(FastForwardMeta {
+                location: "fast_forward@app.rs:3:9".into(),
+                first_call_loop: 4,
+                gap: 7,
+            }),
+            ..meta
+        };
+        let (m, _) = unframe(&frame(&ff, b"")).unwrap();
+        assert_eq!(m, ff);
     }
 }
