@@ -2,10 +2,15 @@
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use ops_core::exec::{run_host, ChunkRunner, Partials, MAX_CHUNKS};
 use ops_core::kernel::{Kernel, Scalar, MAX_ARGS};
 use ops_core::{Backend, DatId, DatLayout, IterRange, LoopPlan, OpsError, Result};
+
+/// Downloads of at least this many bytes are copied by every worker thread.
+const PARALLEL_COPY_BYTES: usize = 1 << 20;
 
 /// Alignment of every dataset allocation, in bytes.
 pub const ALIGN: usize = 64;
@@ -178,20 +183,57 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
         range: &IterRange,
         out: &mut [u8],
     ) -> Result<()> {
-        let src = self.buf(dat, layout)?.as_bytes();
+        self.buf(dat, layout)?;
+        let bad_box = self.err(format!("download from dataset #{}: bad box", dat.index()));
+        let Some(Some(buf)) = self.bufs.get(dat.index()) else {
+            return Err(bad_box);
+        };
+        let src = buf.as_bytes();
         let es = layout.ty.size();
-        let mut failed = false;
-        let mut dst = 0usize;
-        layout.for_each_row(range, |start, len| {
-            let (a, n) = (start * es, len * es);
-            match (out.get_mut(dst..dst + n), src.get(a..a + n)) {
-                (Some(d), Some(s)) => d.copy_from_slice(s),
-                _ => failed = true,
+        let extent = |d: usize| (range.hi()[d] - range.lo()[d]).max(0) as usize;
+        let (row_bytes, ny) = (extent(0) * layout.components * es, extent(1));
+        let rows = ny * extent(2);
+        if range.is_empty() || rows * row_bytes != out.len() {
+            return if range.is_empty() && out.is_empty() {
+                Ok(())
+            } else {
+                Err(bad_box)
+            };
+        }
+        // A checkpoint snapshot is memory-bound and one thread cannot saturate the memory
+        // bus: large boxes are copied by every worker, each a band of rows.
+        let bands = if out.len() >= PARALLEL_COPY_BYTES {
+            self.runner.threads().clamp(1, MAX_CHUNKS).min(rows)
+        } else {
+            1
+        };
+        let per_band = rows.div_ceil(bands);
+        let parts: Vec<Mutex<&mut [u8]>> = out
+            .chunks_mut(per_band * row_bytes)
+            .map(Mutex::new)
+            .collect();
+        let failed = AtomicBool::new(false);
+        let copy_band = |band: usize, _: &mut Partials| {
+            let mut dst = parts[band].lock().unwrap_or_else(|e| e.into_inner());
+            for (j, row) in dst.chunks_exact_mut(row_bytes).enumerate() {
+                let k = band * per_band + j;
+                let y = range.lo()[1] + (k % ny) as i32;
+                let z = range.lo()[2] + (k / ny) as i32;
+                let a = layout.index([range.lo()[0], y, z], 0) as usize * es;
+                match src.get(a..a + row_bytes) {
+                    Some(s) => row.copy_from_slice(s),
+                    None => failed.store(true, Ordering::Relaxed),
+                }
             }
-            dst += n;
-        });
-        if failed || dst != out.len() {
-            return Err(self.err(format!("download from dataset #{}: bad box", dat.index())));
+        };
+        if bands == 1 {
+            copy_band(0, &mut self.scratch[0]);
+        } else {
+            self.runner
+                .run_chunks(&mut self.scratch[..parts.len()], &copy_band);
+        }
+        if failed.into_inner() {
+            return Err(bad_box);
         }
         Ok(())
     }

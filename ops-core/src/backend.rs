@@ -411,6 +411,70 @@ pub trait Backend: Send {
     ) -> Result<()> {
         self.download(dat, layout, range, out)
     }
+
+    /// Starts copying the points of `range` of `dat` to the host without waiting for them:
+    /// the returned [`PendingBytes`] delivers them later, on any thread, and what the
+    /// backend runs meanwhile does not change them. A checkpoint written by a background
+    /// thread uses it so that the computation never waits for a device-to-host transfer.
+    /// `None` (the default) means the backend has no transfer to overlap (host memory) and
+    /// [`Backend::download_owned`] is the way; distributed backends keep the default.
+    fn begin_download(
+        &mut self,
+        dat: DatId,
+        layout: &DatLayout,
+        range: &IterRange,
+    ) -> Result<Option<PendingBytes>> {
+        let _ = (dat, layout, range);
+        Ok(None)
+    }
+}
+
+/// Bytes on their way to the host ([`Backend::begin_download`]): [`PendingBytes::wait`]
+/// blocks until they have arrived and hands them over. It can be sent to another thread.
+///
+/// ```
+/// # use ops_core::backend::PendingBytes;
+/// let later = PendingBytes::new(3, || Ok(vec![1, 2, 3]));
+/// assert_eq!(later.len(), 3);
+/// assert_eq!(later.wait()?, [1, 2, 3]);
+/// # Ok::<(), ops_core::OpsError>(())
+/// ```
+pub struct PendingBytes {
+    len: usize,
+    finish: Box<dyn FnOnce() -> Result<Vec<u8>> + Send>,
+}
+
+impl PendingBytes {
+    /// `len` bytes that `finish` delivers (blocking until they are there).
+    pub fn new(len: usize, finish: impl FnOnce() -> Result<Vec<u8>> + Send + 'static) -> Self {
+        PendingBytes {
+            len,
+            finish: Box::new(finish),
+        }
+    }
+
+    /// Bytes delivered.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an empty box.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Waits for the bytes.
+    pub fn wait(self) -> Result<Vec<u8>> {
+        (self.finish)()
+    }
+}
+
+impl std::fmt::Debug for PendingBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingBytes")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
 }
 
 /// How the processes of a distributed run exchange the few values the runtime and the

@@ -215,6 +215,18 @@ impl Ops {
         self.backend.download_owned(id, &layout, range, out)
     }
 
+    /// Starts copying the points of `range` of dataset `id` to the host without waiting
+    /// ([`Backend::begin_download`](crate::Backend::begin_download)); `None` when the backend
+    /// has no transfer to overlap (use [`Ops::download_owned_bytes`]).
+    pub fn begin_download_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+    ) -> Result<Option<crate::backend::PendingBytes>> {
+        let layout = self.raw_io_check(id, range, self.raw_io_len(id, range))?;
+        self.backend.begin_download(id, &layout, range)
+    }
+
     // ----------------------------------------------------------------------------------------
     // Declarations
     // ----------------------------------------------------------------------------------------
@@ -850,6 +862,14 @@ impl Ops {
     pub fn upload_bytes(&mut self, id: DatId, range: &IterRange, bytes: &[u8]) -> Result<()> {
         let layout = self.raw_io_check(id, range, bytes.len())?;
         self.backend.upload(id, &layout, range, bytes)
+    }
+
+    /// Bytes the points of `range` of dataset `id` take (0 for an unknown dataset, which
+    /// [`Ops::raw_io_check`] then reports).
+    fn raw_io_len(&self, id: DatId, range: &IterRange) -> usize {
+        self.dats.get(id.index()).map_or(0, |d| {
+            range.points() * d.layout.components * d.layout.ty.size()
+        })
     }
 
     fn raw_io_check(&self, id: DatId, range: &IterRange, len: usize) -> Result<DatLayout> {

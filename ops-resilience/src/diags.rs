@@ -132,6 +132,11 @@ pub struct CheckpointReport {
     pub copy_s: f64,
     /// Of the stall: seconds in the store's `commit`.
     pub commit_s: f64,
+    /// Seconds of computation between the last two occurrences of the checkpoint location
+    /// before this checkpoint closed (one pass of the time loop, a time step in the apps):
+    /// the yardstick for `stall_s`. `None` before the location occurred twice, and for
+    /// resilient regions and manual checkpoints away from the location.
+    pub pass_s: Option<f64>,
     /// Seconds writing to disk (`None` until known: asynchronous stores report it later,
     /// memory mode only when written out).
     pub write_s: Option<f64>,
@@ -184,6 +189,9 @@ pub struct RestoreReport {
     pub read_s: f64,
     /// Seconds uploading the saved data.
     pub upload_s: f64,
+    /// Of the replay: seconds the re-executed loops took (the rest is reading, skipping,
+    /// the upload and the application's own start-up code). Replay restores only.
+    pub reexec_s: f64,
     /// Bytes restored.
     pub bytes: u64,
     /// True when the run fast-forwarded (restored at its first `fast_forward` call after
@@ -281,6 +289,12 @@ impl Report {
             c.copy_s,
             c.commit_s
         );
+        if let Some(pass) = c.pass_s.filter(|p| *p > 0.0) {
+            s.push_str(&format!(
+                " = {:.2} of a pass ({pass:.4} s)",
+                c.stall_s / pass
+            ));
+        }
         if let Some(w) = c.write_s {
             s.push_str(&format!(", write {w:.4} s"));
             if let Some(g) = c.write_gbs {
@@ -330,11 +344,13 @@ impl Report {
             ),
             Some(seq) => format!(
                 "ops-resilience: restored checkpoint {seq} at loop {} ({}): replay {:.4} s \
-                 ({} loops re-executed, {} skipped, {} values replayed), read {:.4} s, upload {:.4} s, {}\n",
+                 ({} loops re-executed in {:.4} s, {} skipped, {} values replayed), read {:.4} s, \
+                 upload {:.4} s, {}\n",
                 r.loop_index.unwrap_or(0),
                 r.location.as_deref().unwrap_or("?"),
                 r.replay_s,
                 r.executed_loops,
+                r.reexec_s,
                 r.skipped_loops,
                 r.replayed_queries,
                 r.read_s,

@@ -39,8 +39,8 @@ use crate::pool::BufPool;
 use crate::region::{EntryKind, Region, SnapFn};
 use crate::store::dist::{partner_of, Search};
 use crate::store::{
-    wire, Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, Rejected, SavedDat,
-    SavedRegion,
+    wire, Checkpoint, CheckpointMeta, CheckpointStore, Found, LoggedQuery, PendingRegion, Rejected,
+    SavedDat, SavedRegion,
 };
 use crate::track::{backward_slice, DatTrack, Footprint, HistEntry, MAX_HISTORY, MAX_INIT_HISTORY};
 
@@ -112,6 +112,8 @@ struct Open {
     /// (every process must close it at the same loop and exchange partner copies), then is
     /// abandoned here.
     failed: Option<String>,
+    /// Snapshots still on their way from the device (see [`download`]).
+    deferred: Vec<PendingRegion>,
 }
 
 /// What [`Resilience::resilient_enter`] decided for one iteration of a resilient region.
@@ -155,6 +157,11 @@ pub struct Resilience {
     manual_any: bool,
     last_end: Instant,
     last_cost: Option<Duration>,
+    /// When the checkpoint location last occurred, and the stall time accumulated by then.
+    last_pass_mark: Option<(Instant, Duration)>,
+    /// Computing time between the last two occurrences of the checkpoint location (one pass
+    /// of the time loop), the yardstick for stalls.
+    last_pass: Option<Duration>,
     payload: Vec<u8>,
     list_set: bool,
     resilient_used: bool,
@@ -167,6 +174,10 @@ pub struct Resilience {
     started: Instant,
     read_time: Duration,
     hook_time: Duration,
+    /// Time the loops re-executed during a replay took (the replay's necessary work).
+    replay_exec: Duration,
+    /// When the re-executed loop now running started.
+    replay_loop_started: Option<Instant>,
     stall_time: Duration,
     pool: BufPool,
     /// This process's rank and the number of processes (0 and 1 for a single process).
@@ -216,15 +227,34 @@ fn describe(q: &LoggedQuery) -> String {
 
 /// Copies the part of one box of dataset `id` that this process owns out of the backend (the
 /// whole box for a single process; nothing when it owns none of it): no communication.
+///
+/// With `deferred` (single processes), a backend with a device-to-host transfer to overlap
+/// only starts it: the region comes back without bytes and the transfer joins `deferred`, to
+/// be waited for by whoever writes the checkpoint.
 fn download(
     ops: &mut Ops,
     pool: &BufPool,
     id: DatId,
     t: &DatTrack,
     b: &Bx,
+    deferred: Option<&mut Vec<PendingRegion>>,
 ) -> Result<Option<SavedRegion>, String> {
     let range = b.to_range(t.layout.dims);
     let err = |e: OpsError| format!("snapshot of `{}` {b}: {e}", t.name);
+    if let Some(deferred) = deferred {
+        if let Some(bytes) = ops.begin_download_bytes(id, &range).map_err(err)? {
+            deferred.push(PendingRegion {
+                dat: t.name.clone(),
+                lo: b.lo,
+                bytes,
+            });
+            return Ok(Some(SavedRegion {
+                lo: b.lo,
+                hi: b.hi,
+                bytes: Vec::new(),
+            }));
+        }
+    }
     let own = ops.owned_part(id, &range).map_err(err)?;
     if own.is_empty() {
         return Ok(None);
@@ -303,6 +333,8 @@ impl Resilience {
             manual_any: false,
             last_end: Instant::now(),
             last_cost: None,
+            last_pass_mark: None,
+            last_pass: None,
             payload: Vec::new(),
             list_set: false,
             resilient_used: false,
@@ -314,6 +346,8 @@ impl Resilience {
             error: None,
             started: Instant::now(),
             read_time: Duration::ZERO,
+            replay_exec: Duration::ZERO,
+            replay_loop_started: None,
             hook_time: Duration::ZERO,
             stall_time: Duration::ZERO,
             pool: BufPool::default(),
@@ -767,6 +801,7 @@ impl Resilience {
         if let Some(r) = self.report.restore.as_mut() {
             r.replay_s = self.started.elapsed().as_secs_f64();
             r.upload_s = t0.elapsed().as_secs_f64();
+            r.reexec_s = self.replay_exec.as_secs_f64();
         }
         // A restart always says where it restarted from.
         if let Some(r) = self.report.restore.as_ref().filter(|_| self.speaks()) {
@@ -1388,6 +1423,7 @@ impl Resilience {
         if let Some(rep) = self.report.restore.as_mut() {
             rep.replay_s = self.started.elapsed().as_secs_f64();
             rep.upload_s = upload.as_secs_f64();
+            rep.reexec_s = self.replay_exec.as_secs_f64();
             rep.executed_loops = executed;
             rep.skipped_loops = skipped;
             rep.replayed_queries = q_cursor as u64;
@@ -1455,6 +1491,7 @@ impl Resilience {
             resilient,
             fast_forward: None,
             failed: None,
+            deferred: Vec::new(),
         }));
         if let Some(o) = self.region.as_mut() {
             o.stall = t0.elapsed();
@@ -1484,14 +1521,12 @@ impl Resilience {
         let t0 = Instant::now();
         let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
         let distributed = self.ranks > 1;
-        let failed = &mut open.failed;
+        let (failed, deferred) = (&mut open.failed, &mut open.deferred);
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            snap_or_defer(
-                download(ops, pool, ids[i], &dats[i], b),
-                distributed,
-                failed,
-            )
+            let deferred = (!distributed).then_some(&mut *deferred);
+            let r = download(ops, pool, ids[i], &dats[i], b, deferred);
+            snap_or_defer(r, distributed, failed)
         };
         let res = open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>);
         open.stall += t0.elapsed();
@@ -1515,14 +1550,12 @@ impl Resilience {
         let t0 = Instant::now();
         let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
         let distributed = self.ranks > 1;
-        let failed = &mut open.failed;
+        let (failed, deferred) = (&mut open.failed, &mut open.deferred);
         let mut snap = |dat: u32, b: &Bx| {
             let i = dat as usize;
-            snap_or_defer(
-                download(ops, pool, ids[i], &dats[i], b),
-                distributed,
-                failed,
-            )
+            let deferred = (!distributed).then_some(&mut *deferred);
+            let r = download(ops, pool, ids[i], &dats[i], b, deferred);
+            snap_or_defer(r, distributed, failed)
         };
         let closed = open.region.close(&mut snap as &mut SnapFn<'_>);
         if let Some(e) = closed.err().or(open.failed.take()) {
@@ -1585,7 +1618,11 @@ impl Resilience {
                     } else {
                         // What this process saved (its part); what the checkpoint saves, for
                         // the decision that is the same everywhere.
-                        saved_b = e.saved.iter().map(|r| r.bytes.len() as u64).sum();
+                        saved_b = e
+                            .saved
+                            .iter()
+                            .map(|r| Bx::new(r.lo, r.hi).points() * e.point_bytes)
+                            .sum();
                         let global = if distributed {
                             e.save_points() * e.point_bytes
                         } else {
@@ -1700,11 +1737,14 @@ impl Resilience {
             payload,
             dats: saved,
         };
-        let bytes = ck.data_bytes() as u64;
+        let deferred = std::mem::take(&mut open.deferred);
+        let bytes =
+            (ck.data_bytes() + deferred.iter().map(|p| p.bytes.len()).sum::<usize>()) as u64;
         let sizes: Vec<usize> = ck
             .dats
             .iter()
             .flat_map(|d| d.regions.iter().map(|r| r.bytes.len()))
+            .filter(|n| *n > 0)
             .collect();
         let Some(store) = self.store.as_mut() else {
             return;
@@ -1712,7 +1752,11 @@ impl Resilience {
         let t_built = t0.elapsed();
         // The partner's copy, encoded before the store takes the checkpoint.
         let wire = distributed.then(|| wire::encode(&ck));
-        let result = store.commit(ck);
+        let result = if deferred.is_empty() {
+            store.commit(ck)
+        } else {
+            store.commit_deferred(ck, deferred)
+        };
         let t_committed = t0.elapsed();
         let partner = wire.map(|w| {
             let t = Instant::now();
@@ -1737,6 +1781,7 @@ impl Resilience {
             stall_s: stall.as_secs_f64(),
             copy_s: (open.stall + t_copied).as_secs_f64(),
             commit_s: (t_committed - t_built).as_secs_f64(),
+            pass_s: self.last_pass.map(|d| d.as_secs_f64()),
             partner_s: partner.as_ref().map(|(_, t)| t.as_secs_f64()),
             partner: partner.and_then(|(p, _)| p),
             ..CheckpointReport::default()
@@ -2215,6 +2260,11 @@ impl Resilience {
         let matched = !self.resilient_used && self.target_matches(loc);
         if matched && !restored {
             self.target_occ += 1;
+            let now = Instant::now();
+            if let Some((at, stalled)) = self.last_pass_mark {
+                self.last_pass = Some((now - at).saturating_sub(self.stall_time - stalled));
+            }
+            self.last_pass_mark = Some((now, self.stall_time));
         }
         if self.region.as_ref().is_some_and(|o| o.region.expired()) {
             self.close_region(ops);
@@ -2278,8 +2328,18 @@ impl LoopObserver for Resilience {
     fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
         let t0 = Instant::now();
         let a = self.before_loop_inner(ops, plan);
-        self.hook_time += t0.elapsed();
+        let now = Instant::now();
+        self.hook_time += now - t0;
+        if matches!(self.mode, Mode::Replay(_)) && a == LoopAction::Run {
+            self.replay_loop_started = Some(now);
+        }
         a
+    }
+
+    fn after_loop(&mut self, _ops: &mut Ops, _plan: &LoopPlan<'_>, _action: LoopAction) {
+        if let Some(t) = self.replay_loop_started.take() {
+            self.replay_exec += t.elapsed();
+        }
     }
 
     fn on_query(&mut self, query: &mut Query<'_>) {

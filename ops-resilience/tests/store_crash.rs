@@ -149,9 +149,11 @@ fn killed_mid_write_restarts_from_the_previous(mode: &str) {
     assert_eq!(found.rejected[0].path, tmp3);
     assert!(found.rejected[0].reason.contains("incomplete write"));
 
-    // The restarted run numbers on past the wreck, which its first commit clears away.
+    // The restarted run numbers on past the wreck, which its first commit clears away (in the
+    // background: `flush` waits for it).
     assert_eq!(store.next_sequence().unwrap(), 4);
     store.commit(checkpoint(4)).unwrap();
+    store.flush().unwrap();
     assert!(!tmp3.exists());
     assert_eq!(store.find_latest().unwrap().checkpoint, Some(checkpoint(4)));
 }

@@ -66,6 +66,8 @@ fn keep_k_deletes_older_checkpoints() {
     for seq in 1..=5 {
         store.commit(checkpoint(seq)).unwrap();
     }
+    // Older checkpoints are deleted in the background; `flush` waits for that.
+    store.flush().unwrap();
     assert_eq!(
         files(tmp.path()),
         [
@@ -77,6 +79,7 @@ fn keep_k_deletes_older_checkpoints() {
     );
     let mut one = Hdf5Store::new(tmp.path(), APP, 1).unwrap();
     one.commit(checkpoint(6)).unwrap();
+    one.flush().unwrap();
     assert_eq!(files(tmp.path()).len(), 2);
     assert!(Hdf5Store::new(tmp.path(), APP, 0).is_err());
 }
@@ -91,6 +94,7 @@ fn other_apps_files_are_left_alone() {
     b.commit(other.clone()).unwrap();
     a.commit(checkpoint(1)).unwrap();
     a.commit(checkpoint(2)).unwrap();
+    a.flush().unwrap();
     assert_eq!(files(tmp.path()).len(), 4);
     assert_eq!(a.next_sequence().unwrap(), 3);
     assert_eq!(b.find_latest().unwrap().checkpoint, Some(other));
@@ -228,6 +232,7 @@ fn leftover_temporary_file_is_ignored() {
     // The sequence numbering steps over it; the next commit clears the leftovers.
     assert_eq!(store.next_sequence().unwrap(), 4);
     store.commit(checkpoint(4)).unwrap();
+    store.flush().unwrap();
     assert_eq!(
         files(dir),
         [

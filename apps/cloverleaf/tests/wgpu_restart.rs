@@ -1,5 +1,6 @@
 //! Checkpoints on the GPU backend: a run on `wgpu` killed by SIGKILL and restarted on `wgpu`
-//! gives a bitwise-identical `--summary-json`; a checkpoint written by `wgpu` restores on
+//! gives a bitwise-identical `--summary-json` (blocking mode, and thread mode, whose writer
+//! thread waits for the device transfers); a checkpoint written by `wgpu` restores on
 //! `rayon` and one written by `rayon` restores on `wgpu`, the test problem passing and the
 //! summaries agreeing with an uninterrupted run of the restarting backend to 1e-10.
 //!
@@ -30,12 +31,12 @@ fn wgpu_available() -> bool {
     }
 }
 
-/// One run of test problem 1 on `backend`, checkpointing into `dir/ckpt` when `ckpt`, killed at
-/// loop `kill_at` if given. Returns whether it exited normally, and its stdout.
+/// One run of test problem 1 on `backend`, checkpointing into `dir/ckpt` in mode `ckpt` if
+/// given, killed at loop `kill_at` if given. Returns whether it exited normally, and its stdout.
 fn run(
     dir: &Path,
     backend: &str,
-    ckpt: bool,
+    ckpt: Option<&str>,
     restart: bool,
     kill_at: Option<u64>,
 ) -> (bool, String) {
@@ -44,10 +45,13 @@ fn run(
         .args(["--no-progress", "--ops-backend", backend, "--summary-json"])
         .arg(dir.join("out.json"))
         .env_remove("OPS_INJECT_FAILURE");
-    if ckpt {
-        c.arg("--ops-checkpoint-dir")
-            .arg(dir.join("ckpt"))
-            .args(["--ops-checkpoint-every", "1"]);
+    if let Some(mode) = ckpt {
+        c.arg("--ops-checkpoint-dir").arg(dir.join("ckpt")).args([
+            "--ops-checkpoint-every",
+            "1",
+            "--ops-checkpoint-mode",
+            mode,
+        ]);
     }
     if restart {
         c.arg("--ops-restart");
@@ -76,16 +80,17 @@ fn killed_on_wgpu_restarts_on_wgpu_bitwise() {
         return;
     }
     let dir = scratch("cloverleaf-wgpu", "same");
-    run(&dir, "wgpu", false, false, None);
+    run(&dir, "wgpu", None, false, None);
     let reference = summary(&dir);
-    for at in [2500, 9000] {
+    // The thread mode's snapshots are device transfers its writer thread waits for.
+    for (mode, at) in [("blocking", 2500), ("thread", 9000), ("thread", 4100)] {
         let _ = std::fs::remove_dir_all(dir.join("ckpt"));
-        run(&dir, "wgpu", true, false, Some(at));
-        let (_, text) = run(&dir, "wgpu", true, true, None);
-        assert!(text.contains("restored checkpoint"), "{text}");
+        run(&dir, "wgpu", Some(mode), false, Some(at));
+        let (_, text) = run(&dir, "wgpu", Some(mode), true, None);
+        assert!(text.contains("restored checkpoint"), "{mode}:\n{text}");
         assert!(
             summary(&dir) == reference,
-            "killed at loop {at}: summaries differ"
+            "{mode}, killed at loop {at}: summaries differ"
         );
     }
     let _ = std::fs::remove_dir_all(dir);
@@ -98,11 +103,11 @@ fn checkpoints_cross_between_wgpu_and_rayon() {
     }
     let dir = scratch("cloverleaf-wgpu", "cross");
     for (writer, reader) in [("wgpu", "rayon"), ("rayon", "wgpu")] {
-        run(&dir, reader, false, false, None);
+        run(&dir, reader, None, false, None);
         let reference = summary(&dir);
         let _ = std::fs::remove_dir_all(dir.join("ckpt"));
-        run(&dir, writer, true, false, Some(6000));
-        let (_, text) = run(&dir, reader, true, true, None);
+        run(&dir, writer, Some("thread"), false, Some(6000));
+        let (_, text) = run(&dir, reader, Some("blocking"), true, None);
         assert!(
             text.contains("restored checkpoint"),
             "{writer} -> {reader}:\n{text}"

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ops_core::backend::ArgPlan;
+use ops_core::backend::{ArgPlan, PendingBytes};
 use ops_core::kernel::{ElemType, Kernel, Scalar, MAX_ARGS};
 use ops_core::{Backend, DatId, DatLayout, IterRange, LoopPlan, OpsError, Result};
 
@@ -880,6 +880,21 @@ impl Backend for WgpuBackend {
         self.wait(&during)?;
         pending.wait(out)?;
         self.gpu.check(&during)
+    }
+
+    fn begin_download(
+        &mut self,
+        dat: DatId,
+        layout: &DatLayout,
+        range: &IterRange,
+    ) -> Result<Option<PendingBytes>> {
+        let pending = WgpuBackend::begin_download(self, dat, layout, range)?;
+        let len = pending.len();
+        Ok(Some(PendingBytes::new(len, move || {
+            let mut out = vec![0u8; len];
+            pending.wait(&mut out)?;
+            Ok(out)
+        })))
     }
 
     fn run(

@@ -8,6 +8,8 @@ use super::{
     h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, Rejected, StoreError,
 };
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Writes each checkpoint to its own HDF5 file before `commit` returns.
@@ -15,8 +17,9 @@ use std::time::Instant;
 /// Files are `DIR/APP.ckpt.NNNNNN.rank0.h5` (sequence zero-padded to six digits) with a JSON
 /// manifest `DIR/APP.ckpt.NNNNNN.rank0.json`. A commit writes `NAME.h5.tmp`, closes and fsyncs
 /// it, renames it to `NAME.h5`, fsyncs the directory, then writes the manifest the same way (its
-/// presence marks the checkpoint complete); then it deletes all but the newest K complete
-/// checkpoints and the leftovers of older incomplete writes.
+/// presence marks the checkpoint complete); then a helper thread deletes all but the newest K
+/// complete checkpoints and the leftovers of older incomplete writes (unlinking a large file
+/// takes milliseconds the run need not wait for; `flush` and the next commit wait for it).
 ///
 /// Layout of the HDF5 file:
 /// ```text
@@ -44,6 +47,8 @@ pub struct Hdf5Store {
     naming: Naming,
     keep: usize,
     label: String,
+    /// The deletion of older checkpoints still running (shared by clones: one directory).
+    pruning: Arc<Mutex<Option<JoinHandle<()>>>>,
 }
 
 impl Hdf5Store {
@@ -78,6 +83,7 @@ impl Hdf5Store {
             },
             keep,
             label: String::new(),
+            pruning: Arc::default(),
         })
     }
 
@@ -176,9 +182,7 @@ impl Hdf5Store {
             &self.naming.path(sequence, Kind::Manifest),
             &manifest.to_bytes(),
         )?;
-        if let Err(e) = self.prune(sequence) {
-            tracing::warn!("checkpoint {sequence} written, but pruning older ones failed: {e}");
-        }
+        self.prune_in_background(sequence);
         let took = start.elapsed();
         Ok(CommitStats {
             stall: took,
@@ -186,6 +190,34 @@ impl Hdf5Store {
             bytes_written: file_size,
             path: Some(h5),
         })
+    }
+
+    /// Starts deleting older checkpoints (see [`Hdf5Store::prune`]) on a helper thread, after
+    /// the previous deletion has finished.
+    fn prune_in_background(&self, newest: u64) {
+        let mut pruning = self.pruning.lock().unwrap_or_else(|e| e.into_inner());
+        join_pruning(&mut pruning);
+        let store = Hdf5Store {
+            pruning: Arc::default(),
+            ..self.clone()
+        };
+        let prune = move || {
+            if let Err(e) = store.prune(newest) {
+                tracing::warn!("checkpoint {newest} written, but pruning older ones failed: {e}");
+            }
+        };
+        match std::thread::Builder::new()
+            .name("ops-ckpt-prune".into())
+            .spawn(prune.clone())
+        {
+            Ok(handle) => *pruning = Some(handle),
+            Err(_) => prune(),
+        }
+    }
+
+    /// Waits for the deletion of older checkpoints started by the last commit.
+    pub(crate) fn wait_for_pruning(&self) {
+        join_pruning(&mut self.pruning.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
     /// Deletes every checkpoint older than `newest` except the newest K complete ones (a
@@ -258,6 +290,14 @@ impl Hdf5Store {
     /// Reads a checkpoint through its manifest and verifies everything the manifest records.
     fn verify(&self, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
         verify(&self.naming, manifest_path)
+    }
+}
+
+/// Joins a finished or running deletion of older checkpoints.
+fn join_pruning(pruning: &mut Option<JoinHandle<()>>) {
+    if let Some(handle) = pruning.take() {
+        // The thread only logs its failures; a panic in it leaves files, not damage.
+        let _ = handle.join();
     }
 }
 
@@ -341,6 +381,7 @@ impl CheckpointStore for Hdf5Store {
     }
 
     fn flush(&mut self) -> Result<(), StoreError> {
+        self.wait_for_pruning();
         Ok(())
     }
 

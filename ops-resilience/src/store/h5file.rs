@@ -1,6 +1,7 @@
 //! The HDF5 layout of one checkpoint file (documented on [`super::Hdf5Store`]), written once
 //! and read back with verification.
 
+use super::atomic::EarlyWriteback;
 use super::manifest::{queries_crc, version_mismatch, DatSum, DatasetSum, Manifest};
 use super::{
     Checkpoint, CheckpointMeta, LoggedQuery, SavedDat, SavedRegion, StoreError, FORMAT_VERSION,
@@ -28,6 +29,9 @@ struct QueryRow {
 
 const REDUCTION: &str = "reduction";
 const FETCH: &str = "fetch";
+/// Regions at least this large start the file's writeback to the device as soon as they are
+/// written, overlapping the disk with the rest of the write (smaller ones wait for the next).
+const EARLY_WRITEBACK_BYTES: usize = 1 << 20;
 
 /// The group under `/dats` holding a dataset's regions.
 pub(crate) fn group_name(dat: &str) -> String {
@@ -216,6 +220,7 @@ pub(crate) fn write(
     let queries_crc32 = queries_crc(&ck.queries, &ck.payload);
     let mut body = || -> hdf5::Result<Vec<DatSum>> {
         let file = hdf5::File::create(path)?;
+        let writeback = EarlyWriteback::open(path);
 
         let meta = file.create_group("meta")?;
         let m = &ck.meta;
@@ -290,6 +295,9 @@ pub(crate) fn write(
                     bytes: region.bytes.len() as u64,
                     crc32,
                 });
+                if region.bytes.len() >= EARLY_WRITEBACK_BYTES {
+                    writeback.start();
+                }
                 if std::mem::take(&mut first) {
                     after_first_region(&file);
                 }

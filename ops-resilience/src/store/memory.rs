@@ -37,6 +37,8 @@ impl Shared {
             return Ok(None);
         }
         let stats = state.disk.write(ck)?;
+        // Written out at exit: leave the directory pruned before the process ends.
+        state.disk.wait_for_pruning();
         state.written = Some(sequence);
         state.done.push((sequence, stats.clone()));
         Ok(Some(stats))

@@ -143,6 +143,44 @@ impl Checkpoint {
     pub fn data_bytes(&self) -> usize {
         self.dats.iter().map(SavedDat::bytes).sum()
     }
+
+    /// Waits for regions still on their way from the device and puts their bytes in place.
+    pub fn fill_in(&mut self, pending: Vec<PendingRegion>) -> Result<(), StoreError> {
+        for p in pending {
+            let sequence = self.meta.sequence;
+            let region = self
+                .dats
+                .iter_mut()
+                .find(|d| d.name == p.dat)
+                .and_then(|d| d.regions.iter_mut().find(|r| r.lo == p.lo));
+            let Some(region) = region else {
+                return Err(StoreError::Invalid(format!(
+                    "checkpoint {sequence}: a device transfer of `{}` at {:?} matches no saved \
+                     region",
+                    p.dat, p.lo
+                )));
+            };
+            region.bytes = p.bytes.wait().map_err(|e| {
+                StoreError::Writer(format!(
+                    "checkpoint {sequence}: reading back a region of `{}`: {e}",
+                    p.dat
+                ))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// One saved region's bytes still on their way from the device: the region of dataset
+/// `dat` whose box starts at `lo`.
+#[derive(Debug)]
+pub struct PendingRegion {
+    /// The dataset's name in the checkpoint ([`SavedDat::name`]).
+    pub dat: String,
+    /// The saved box's first point.
+    pub lo: [i32; 3],
+    /// The transfer.
+    pub bytes: ops_core::backend::PendingBytes,
 }
 
 /// What committing a checkpoint cost.
@@ -216,6 +254,19 @@ pub trait CheckpointStore: Send {
     /// Takes a finished checkpoint. Blocking stores write it before returning; asynchronous ones
     /// return after handing it over.
     fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError>;
+
+    /// [`CheckpointStore::commit`] for a checkpoint some of whose regions are still on their
+    /// way from the device (`pending`; those regions' `bytes` are empty until then). The
+    /// default waits for them here; the thread store lets its writer wait, so the computation
+    /// never waits for a device-to-host transfer.
+    fn commit_deferred(
+        &mut self,
+        mut checkpoint: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
+        checkpoint.fill_in(pending)?;
+        self.commit(checkpoint)
+    }
 
     /// Stats of checkpoints whose asynchronous writes finished since the last call, by sequence.
     fn completed(&mut self) -> Vec<(u64, CommitStats)> {

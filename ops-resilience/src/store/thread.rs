@@ -1,7 +1,9 @@
 //! Thread offload: `commit` hands the (already copied) checkpoint to a background writer thread
 //! that writes it with an [`Hdf5Store`]; the run goes on computing meanwhile.
 
-use super::{Checkpoint, CheckpointStore, CommitStats, Found, Hdf5Store, StoreError};
+use super::{
+    Checkpoint, CheckpointStore, CommitStats, Found, Hdf5Store, PendingRegion, StoreError,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -13,7 +15,8 @@ use std::time::{Duration, Instant};
 const QUEUE: usize = 1;
 
 enum Job {
-    Write(Checkpoint),
+    /// A checkpoint and its regions still on their way from the device.
+    Write(Checkpoint, Vec<PendingRegion>),
     /// Answered once every job before it is done.
     Flush(mpsc::Sender<()>),
 }
@@ -52,15 +55,22 @@ impl ThreadStore {
             .spawn(move || {
                 for job in job_rx {
                     match job {
-                        Job::Write(ck) => {
-                            let result = disk.write(&ck);
+                        Job::Write(mut ck, pending) => {
                             let sequence = ck.meta.sequence;
+                            let start = Instant::now();
+                            let result = ck.fill_in(pending).and_then(|()| disk.write(&ck));
+                            // The wait for the device counts as writing.
+                            let result = result.map(|stats| CommitStats {
+                                write: start.elapsed(),
+                                ..stats
+                            });
                             drop(ck);
                             if report_tx.send((sequence, result)).is_err() {
                                 return;
                             }
                         }
                         Job::Flush(ack) => {
+                            disk.wait_for_pruning();
                             let _ = ack.send(());
                         }
                     }
@@ -138,12 +148,20 @@ impl ThreadStore {
 
 impl CheckpointStore for ThreadStore {
     fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+        self.commit_deferred(checkpoint, Vec::new())
+    }
+
+    fn commit_deferred(
+        &mut self,
+        checkpoint: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
         self.collect();
         self.take_error()?;
         let sequence = checkpoint.meta.sequence;
         let path = self.reader.path_for(sequence);
         let start = Instant::now();
-        self.send(Job::Write(checkpoint))?;
+        self.send(Job::Write(checkpoint, pending))?;
         let stall = start.elapsed();
         self.stalls.insert(sequence, stall);
         self.last_sequence = Some(sequence);
