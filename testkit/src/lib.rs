@@ -1,5 +1,6 @@
 //! Helpers for the applications' end-to-end tests (dev-dependency only): comparing
-//! `--summary-json` files number by number, and launching an app binary under Open MPI's
+//! `--summary-json` files number by number, the kill-and-restart judgement of one app
+//! ([`restart`]), and launching an app binary under Open MPI's
 //! `mpirun`, optionally with one process killed by SIGKILL at a given loop
 //! (`OPS_INJECT_FAILURE=loop:N` on that process only).
 //!
@@ -11,6 +12,8 @@
 //! ```
 
 #![warn(missing_docs)]
+
+pub mod restart;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

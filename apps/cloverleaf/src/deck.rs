@@ -10,7 +10,8 @@
 //! describe a region. Keywords the original reader accepts but that mean nothing here (tiling,
 //! kernel-language switches) are accepted and reported as notes.
 
-use std::fmt;
+pub use ops_app_common::deck::DeckError;
+use ops_app_common::deck::{parse_int, parse_real, tokenize, Word};
 
 /// Expected kinetic energy at the end of the published test problems 1..=5.
 pub const EXPECTED_KE: [(u32, f64); 5] = [
@@ -152,25 +153,6 @@ impl Default for Deck {
     }
 }
 
-/// A problem in a deck, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeckError {
-    /// The deck's name (its path, or `<built-in>`).
-    pub file: String,
-    /// 1-based line number.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for DeckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
-    }
-}
-
-impl std::error::Error for DeckError {}
-
 /// Largest number of cells per direction accepted.
 pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
 /// Largest total number of cells accepted.
@@ -178,154 +160,6 @@ pub const MAX_CELLS: usize = 1 << 31;
 
 /// Deck text of the built-in default problem (clover_bm_short: 960x960, 87 steps, test 2).
 pub const DEFAULT_DECK: &str = include_str!("../decks/clover_bm_short.in");
-
-/// A word of the deck and the line it came from.
-#[derive(Clone, Debug)]
-struct Word {
-    text: String,
-    line: usize,
-}
-
-/// Splits the `*clover` block into logical lines of words, as the original reader does.
-///
-/// Returns the lines (each a list of words, all on the same starting line) and the line of the
-/// `*clover` marker.
-fn tokenize(file: &str, text: &str) -> Result<(Vec<Vec<Word>>, usize), DeckError> {
-    let err = |line: usize, message: String| DeckError {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let mut sections: Vec<(String, usize)> = Vec::new();
-    let mut in_clover: Option<usize> = None;
-    let mut seen_clover: Option<usize> = None;
-    let mut closed = false;
-    let mut lines: Vec<Vec<Word>> = Vec::new();
-    let mut continuing = false;
-    let mut last_line = 0;
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
-        last_line = lineno;
-        // Control characters and anything non-ASCII count as spaces.
-        let mut l: String = raw
-            .chars()
-            .map(|c| {
-                if (c as u32) < 32 || (c as u32) > 127 {
-                    ' '
-                } else {
-                    c
-                }
-            })
-            .collect();
-        if let Some(p) = l.find(['!', ';']) {
-            l.truncate(p);
-        }
-        let l = l.trim().to_ascii_lowercase();
-        if l.is_empty() {
-            continue;
-        }
-        if let Some(rest) = l.strip_prefix('*') {
-            let name = rest.split([' ', '=', ',']).next().unwrap_or("");
-            if let Some(ended) = name.strip_prefix("end") {
-                match sections.pop() {
-                    Some((open, _)) if open == ended => {}
-                    Some((open, at)) => {
-                        return Err(err(
-                            lineno,
-                            format!("`*end{ended}` closes `*{open}` opened on line {at}"),
-                        ))
-                    }
-                    None => return Err(err(lineno, format!("`*end{ended}` without `*{ended}`"))),
-                }
-                if ended == "clover" && in_clover.is_some() {
-                    in_clover = None;
-                    closed = true;
-                    if continuing {
-                        return Err(err(lineno, "`\\` continues into `*endclover`".into()));
-                    }
-                }
-            } else if name.is_empty() {
-                return Err(err(lineno, "`*` without a section name".into()));
-            } else if name == "clover" {
-                if seen_clover.is_some() {
-                    return Err(err(lineno, "a second `*clover` block".into()));
-                }
-                if !sections.is_empty() {
-                    return Err(err(lineno, "`*clover` inside another section".into()));
-                }
-                seen_clover = Some(lineno);
-                in_clover = Some(lineno);
-                sections.push((name.to_string(), lineno));
-            } else {
-                sections.push((name.to_string(), lineno));
-            }
-            continue;
-        }
-        // Only the top level of the clover block is read.
-        if in_clover.is_none() || sections.len() != 1 {
-            continue;
-        }
-        let mut words: Vec<Word> = l
-            .split([' ', '\t', '=', ','])
-            .filter(|w| !w.is_empty())
-            .map(|w| Word {
-                text: w.to_string(),
-                line: lineno,
-            })
-            .collect();
-        let cont = words.last().is_some_and(|w| w.text == "\\");
-        if cont {
-            words.pop();
-        }
-        if words.iter().any(|w| w.text == "\\") {
-            return Err(err(lineno, "`\\` must be the last word of a line".into()));
-        }
-        if continuing {
-            lines.last_mut().expect("continuing a line").extend(words);
-        } else {
-            lines.push(words);
-        }
-        continuing = cont;
-    }
-    let Some(start) = seen_clover else {
-        return Err(err(
-            last_line.max(1),
-            "no `*clover` block (the deck must hold `*clover` ... `*endclover`)".into(),
-        ));
-    };
-    if !closed {
-        return Err(err(
-            last_line.max(1),
-            format!("`*clover` on line {start} is never closed by `*endclover`"),
-        ));
-    }
-    Ok((lines, start))
-}
-
-fn parse_real(file: &str, w: &Word, key: &str) -> Result<f64, DeckError> {
-    let t = w.text.replace(['d', 'D'], "e");
-    let ok = !t.is_empty()
-        && t.chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e'))
-        && t.chars().any(|c| c.is_ascii_digit());
-    match t.parse::<f64>() {
-        Ok(v) if ok && v.is_finite() => Ok(v),
-        _ => Err(DeckError {
-            file: file.to_string(),
-            line: w.line,
-            message: format!("`{key}` needs a real number, got `{}`", w.text),
-        }),
-    }
-}
-
-fn parse_int(file: &str, w: &Word, key: &str) -> Result<i64, DeckError> {
-    let t = w.text.strip_prefix('+').unwrap_or(&w.text);
-    t.parse::<i64>().map_err(|_| DeckError {
-        file: file.to_string(),
-        line: w.line,
-        message: format!("`{key}` needs an integer, got `{}`", w.text),
-    })
-}
 
 #[derive(Default)]
 struct StateSpec {
@@ -349,7 +183,7 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
         line,
         message,
     };
-    let (lines, start) = tokenize(file, text)?;
+    let (lines, start) = tokenize(file, text, "clover")?;
     let mut deck = Deck::default();
     let mut states: Vec<Option<StateSpec>> = Vec::new();
     let mut seen: Vec<(&'static str, usize)> = Vec::new();
@@ -742,13 +576,8 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
 
 /// Reads and parses a deck file.
 pub fn load(path: &std::path::Path) -> Result<Deck, DeckError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| DeckError {
-        file: name.clone(),
-        line: 0,
-        message: format!("cannot read the deck: {e}"),
-    })?;
-    parse(&name, &String::from_utf8_lossy(&bytes))
+    let (name, text) = ops_app_common::deck::read(path)?;
+    parse(&name, &text)
 }
 
 impl Deck {

@@ -2,54 +2,10 @@
 
 use std::fmt::Write as _;
 
+use ops_app_common::output::json_number as num;
+pub use ops_app_common::output::{fortran_1pe, fortran_e};
+
 use crate::clover::{StepInfo, Summary};
-
-/// Fortran `Ew.d` editing: `0.ddddE+xx` right-aligned in `w` characters.
-pub fn fortran_e(v: f64, w: usize, d: usize) -> String {
-    let body = if v.is_nan() {
-        "NaN".to_string()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "Infinity".to_string()
-        } else {
-            "-Infinity".to_string()
-        }
-    } else if v == 0.0 {
-        format!(
-            "{}0.{}E+00",
-            if v.is_sign_negative() { "-" } else { "" },
-            "0".repeat(d)
-        )
-    } else {
-        // Rust's scientific form has one digit before the point: d.ddd e X == 0.dddd E X+1.
-        let s = format!("{:.*e}", d - 1, v.abs());
-        let (mant, exp) = s.split_once('e').expect("scientific format");
-        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-        let exp: i32 = exp.parse::<i32>().expect("exponent") + 1;
-        let sign = if v < 0.0 { "-" } else { "" };
-        let esign = if exp < 0 { '-' } else { '+' };
-        if exp.abs() < 100 {
-            format!("{sign}0.{digits}E{esign}{:02}", exp.abs())
-        } else {
-            format!("{sign}0.{digits}{esign}{:03}", exp.abs())
-        }
-    };
-    format!("{body:>w$}")
-}
-
-/// Fortran `1PEw.d` editing: `d.ddE+xx` right-aligned in `w` characters.
-pub fn fortran_1pe(v: f64, w: usize, d: usize) -> String {
-    let body = if !v.is_finite() {
-        format!("{v}")
-    } else {
-        let s = format!("{:.*e}", d, v);
-        let (mant, exp) = s.split_once('e').expect("scientific format");
-        let exp: i32 = exp.parse().expect("exponent");
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{mant}E{esign}{:02}", exp.abs())
-    };
-    format!("{body:>w$}")
-}
 
 /// The field summary block as the original prints it.
 pub fn summary_table(s: &Summary) -> String {
@@ -103,23 +59,12 @@ pub fn step_line(step: u64, time: f64, info: &StepInfo) -> String {
 /// The test-problem verdict lines, if `ke` can be checked against a published value.
 pub fn verdict(test_problem: u32, ke: f64) -> Option<(String, bool)> {
     let expected = crate::deck::expected_kinetic_energy(test_problem)?;
-    let qa_diff = ((100.0 * (ke / expected)) - 100.0).abs();
-    let pass = qa_diff < 0.001;
-    let text = format!(
-        "Test problem{:>4} is within{}% of the expected solution\n This test is considered {}",
-        test_problem,
-        fortran_e(qa_diff, 16, 7),
-        if pass { "PASSED" } else { "NOT PASSED" }
-    );
-    Some((text, pass))
+    Some(ops_app_common::output::verdict(test_problem, ke, expected))
 }
 
 /// `{"summaries":[{"step":..,"time":..,...},...]}` on one line, keys in the documented order,
 /// every value at full precision (shortest round-trip formatting; non-finite values as `null`).
 pub fn summaries_json(summaries: &[Summary]) -> String {
-    fn num(v: f64) -> String {
-        serde_json::to_string(&v).expect("f64 serialises")
-    }
     let mut text = String::from("{\"summaries\":[");
     for (i, s) in summaries.iter().enumerate() {
         if i > 0 {
@@ -147,22 +92,6 @@ pub fn summaries_json(summaries: &[Summary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fortran_e_format() {
-        assert_eq!(fortran_e(100.0, 16, 4), "      0.1000E+03");
-        assert_eq!(fortran_e(0.0, 16, 4), "      0.0000E+00");
-        assert_eq!(fortran_e(-1.23456, 16, 4), "     -0.1235E+01");
-        assert_eq!(fortran_e(1.0e-5, 16, 4), "      0.1000E-04");
-        assert_eq!(fortran_e(9.99996, 16, 4), "      0.1000E+02");
-        assert_eq!(fortran_e(0.5e-9, 16, 7), "   0.5000000E-09");
-    }
-
-    #[test]
-    fn fortran_1pe_format() {
-        assert_eq!(fortran_1pe(0.04, 9, 2), " 4.00E-02");
-        assert_eq!(fortran_1pe(1234.0, 9, 2), " 1.23E+03");
-    }
 
     #[test]
     fn verdicts() {

@@ -1,6 +1,6 @@
 //! Checkpoints on the GPU backend: a run on `wgpu` killed by SIGKILL and restarted on `wgpu`
-//! gives a bitwise-identical `--summary-json` (blocking mode, and thread mode, whose writer
-//! thread waits for the device transfers); a checkpoint written by `wgpu` restores on
+//! gives a bitwise-identical `--summary-json` (blocking mode; thread mode, whose writer thread
+//! waits for the device transfers; memory mode, which waits for them when writing out); a checkpoint written by `wgpu` restores on
 //! `rayon` and one written by `rayon` restores on `wgpu`, the test problem passing and the
 //! summaries agreeing with an uninterrupted run of the restarting backend to 1e-10.
 //!
@@ -82,15 +82,23 @@ fn killed_on_wgpu_restarts_on_wgpu_bitwise() {
     let dir = scratch("cloverleaf-wgpu", "same");
     run(&dir, "wgpu", None, false, None);
     let reference = summary(&dir);
-    // The thread mode's snapshots are device transfers its writer thread waits for.
-    for (mode, at) in [("blocking", 2500), ("thread", 9000), ("thread", 4100)] {
+    // Thread and memory modes keep their snapshots as device transfers: the writer thread
+    // waits for them, the memory store when it writes the checkpoint out (here at exit of a
+    // run that was not killed, restored by the restart).
+    let cases = [
+        ("blocking", Some(2500)),
+        ("thread", Some(9000)),
+        ("thread", Some(4100)),
+        ("memory", None),
+    ];
+    for (mode, at) in cases {
         let _ = std::fs::remove_dir_all(dir.join("ckpt"));
-        run(&dir, "wgpu", Some(mode), false, Some(at));
+        run(&dir, "wgpu", Some(mode), false, at);
         let (_, text) = run(&dir, "wgpu", Some(mode), true, None);
         assert!(text.contains("restored checkpoint"), "{mode}:\n{text}");
         assert!(
             summary(&dir) == reference,
-            "{mode}, killed at loop {at}: summaries differ"
+            "{mode}, killed at loop {at:?}: summaries differ"
         );
     }
     let _ = std::fs::remove_dir_all(dir);

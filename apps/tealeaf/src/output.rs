@@ -2,55 +2,11 @@
 
 use std::fmt::Write as _;
 
+use ops_app_common::output::json_number as num;
+pub use ops_app_common::output::{fortran_1pe, fortran_e};
+
 use crate::solve::SolveReport;
 use crate::tea::Summary;
-
-/// Fortran `Ew.d` editing: `0.ddddE+xx` right-aligned in `w` characters.
-pub fn fortran_e(v: f64, w: usize, d: usize) -> String {
-    let body = if v.is_nan() {
-        "NaN".to_string()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "Infinity".to_string()
-        } else {
-            "-Infinity".to_string()
-        }
-    } else if v == 0.0 {
-        format!(
-            "{}0.{}E+00",
-            if v.is_sign_negative() { "-" } else { "" },
-            "0".repeat(d)
-        )
-    } else {
-        // Rust's scientific form has one digit before the point: d.ddd e X == 0.dddd E X+1.
-        let s = format!("{:.*e}", d - 1, v.abs());
-        let (mant, exp) = s.split_once('e').expect("scientific format");
-        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-        let exp: i32 = exp.parse::<i32>().expect("exponent") + 1;
-        let sign = if v < 0.0 { "-" } else { "" };
-        let esign = if exp < 0 { '-' } else { '+' };
-        if exp.abs() < 100 {
-            format!("{sign}0.{digits}E{esign}{:02}", exp.abs())
-        } else {
-            format!("{sign}0.{digits}{esign}{:03}", exp.abs())
-        }
-    };
-    format!("{body:>w$}")
-}
-
-/// Fortran `1PEw.d` editing: `d.ddE+xx` right-aligned in `w` characters.
-pub fn fortran_1pe(v: f64, w: usize, d: usize) -> String {
-    let body = if !v.is_finite() {
-        format!("{v}")
-    } else {
-        let s = format!("{:.*e}", d, v);
-        let (mant, exp) = s.split_once('e').expect("scientific format");
-        let exp: i32 = exp.parse().expect("exponent");
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{mant}E{esign}{:02}", exp.abs())
-    };
-    format!("{body:>w$}")
-}
 
 /// A real as gfortran's list-directed output writes it: `d.dddddddddddddddddE+xxx`.
 pub fn list_real(v: f64) -> String {
@@ -118,23 +74,16 @@ pub fn solve_lines(r: &SolveReport) -> String {
 /// The test-problem verdict lines, if `temperature` can be checked against a published value.
 pub fn verdict(test_problem: u32, temperature: f64) -> Option<(String, bool)> {
     let expected = crate::deck::expected_temperature(test_problem)?;
-    let qa_diff = ((100.0 * (temperature / expected)) - 100.0).abs();
-    let pass = qa_diff < 0.001;
-    let text = format!(
-        "Test problem{:>4} is within{}% of the expected solution\n This test is considered {}",
+    Some(ops_app_common::output::verdict(
         test_problem,
-        fortran_e(qa_diff, 16, 7),
-        if pass { "PASSED" } else { "NOT PASSED" }
-    );
-    Some((text, pass))
+        temperature,
+        expected,
+    ))
 }
 
 /// `{"summaries":[{"step":..,"time":..,...},...]}` on one line, keys in the documented order,
 /// every value at full precision (shortest round-trip formatting; non-finite values as `null`).
 pub fn summaries_json(summaries: &[Summary]) -> String {
-    fn num(v: f64) -> String {
-        serde_json::to_string(&v).expect("f64 serialises")
-    }
     let mut text = String::from("{\"summaries\":[");
     for (i, s) in summaries.iter().enumerate() {
         if i > 0 {
@@ -163,17 +112,7 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(clippy::excessive_precision)]
-    fn fortran_formats() {
-        assert_eq!(fortran_e(100.0, 16, 4), "      0.1000E+03");
-        assert_eq!(fortran_e(0.0, 16, 4), "      0.0000E+00");
-        assert_eq!(fortran_e(-1.23456, 16, 4), "     -0.1235E+01");
-        assert_eq!(
-            fortran_e(99.999999999980361, 26, 17),
-            "   0.99999999999980361E+02"
-        );
-        assert_eq!(fortran_e(0.9917184e-15, 14, 7), " 0.9917184E-15");
-        assert_eq!(fortran_1pe(0.004, 9, 2), " 4.00E-03");
+    fn list_real_and_step_line() {
         assert_eq!(list_real(0.04000000000000001), "  4.0000000000000008E-002");
         assert_eq!(
             step_line(1, 0.0, 0.004),

@@ -5,7 +5,8 @@ use super::atomic::{io_err, publish, sync_dir, write_file};
 use super::manifest::Manifest;
 use super::naming::{file_name, Kind, Naming};
 use super::{
-    h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, Rejected, StoreError,
+    h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, Rejected,
+    StoreError,
 };
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -376,7 +377,12 @@ fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected>
 }
 
 impl CheckpointStore for Hdf5Store {
-    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+    fn commit_deferred(
+        &mut self,
+        mut checkpoint: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
+        checkpoint.fill_in(pending)?;
         self.write(&checkpoint)
     }
 

@@ -3,7 +3,9 @@
 //! gets SIGINT or SIGTERM, e.g. from a batch scheduler ending the job. The signal handler then
 //! exits with status 128 + signal, as the default action's shells report it.
 
-use super::{Checkpoint, CheckpointStore, CommitStats, Found, Hdf5Store, StoreError};
+use super::{
+    Checkpoint, CheckpointStore, CommitStats, Found, Hdf5Store, PendingRegion, StoreError,
+};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
@@ -11,6 +13,9 @@ use std::time::Instant;
 
 struct State {
     newest: Option<Checkpoint>,
+    /// Regions of `newest` still on their way from the device: waited for only when the
+    /// checkpoint is written out, so the computation never waits for a readback.
+    pending: Vec<PendingRegion>,
     /// Sequence of the newest checkpoint already on disk (not written twice).
     written: Option<u64>,
     disk: Hdf5Store,
@@ -29,13 +34,14 @@ impl Shared {
     fn write_out(&self) -> Result<Option<CommitStats>, StoreError> {
         let mut state = self.lock();
         let state = &mut *state;
-        let Some(ck) = &state.newest else {
+        let Some(ck) = &mut state.newest else {
             return Ok(None);
         };
         let sequence = ck.meta.sequence;
         if state.written == Some(sequence) {
             return Ok(None);
         }
+        ck.fill_in(std::mem::take(&mut state.pending))?;
         let stats = state.disk.write(ck)?;
         // Written out at exit: leave the directory pruned before the process ends.
         state.disk.wait_for_pruning();
@@ -125,6 +131,7 @@ impl MemoryStore {
         install_signal_thread()?;
         let shared = Arc::new(Shared(Mutex::new(State {
             newest: None,
+            pending: Vec::new(),
             written: None,
             disk: disk.clone(),
             done: Vec::new(),
@@ -150,10 +157,18 @@ impl MemoryStore {
 }
 
 impl CheckpointStore for MemoryStore {
-    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+    fn commit_deferred(
+        &mut self,
+        checkpoint: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
         let start = Instant::now();
-        let old = self.shared.lock().newest.replace(checkpoint);
-        if let Some(old) = old {
+        let old = {
+            let mut state = self.shared.lock();
+            let old_pending = std::mem::replace(&mut state.pending, pending);
+            (state.newest.replace(checkpoint), old_pending)
+        };
+        if old.0.is_some() {
             // Unmapping a large checkpoint's buffers takes milliseconds: not on the compute
             // thread's stall.
             if let Err(e) = std::thread::Builder::new()

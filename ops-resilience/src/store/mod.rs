@@ -253,20 +253,20 @@ pub enum StoreError {
 pub trait CheckpointStore: Send {
     /// Takes a finished checkpoint. Blocking stores write it before returning; asynchronous ones
     /// return after handing it over.
-    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError>;
+    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
+        self.commit_deferred(checkpoint, Vec::new())
+    }
 
     /// [`CheckpointStore::commit`] for a checkpoint some of whose regions are still on their
-    /// way from the device (`pending`; those regions' `bytes` are empty until then). The
-    /// default waits for them here; the thread store lets its writer wait, so the computation
-    /// never waits for a device-to-host transfer.
+    /// way from the device (`pending`; those regions' `bytes` are empty until then, see
+    /// [`Checkpoint::fill_in`]). The blocking store waits for them here; the thread store lets
+    /// its writer wait and the memory store waits when it writes the checkpoint out, so with
+    /// those the computation never waits for a device-to-host transfer.
     fn commit_deferred(
         &mut self,
-        mut checkpoint: Checkpoint,
+        checkpoint: Checkpoint,
         pending: Vec<PendingRegion>,
-    ) -> Result<CommitStats, StoreError> {
-        checkpoint.fill_in(pending)?;
-        self.commit(checkpoint)
-    }
+    ) -> Result<CommitStats, StoreError>;
 
     /// Stats of checkpoints whose asynchronous writes finished since the last call, by sequence.
     fn completed(&mut self) -> Vec<(u64, CommitStats)> {

@@ -147,10 +147,6 @@ impl ThreadStore {
 }
 
 impl CheckpointStore for ThreadStore {
-    fn commit(&mut self, checkpoint: Checkpoint) -> Result<CommitStats, StoreError> {
-        self.commit_deferred(checkpoint, Vec::new())
-    }
-
     fn commit_deferred(
         &mut self,
         checkpoint: Checkpoint,

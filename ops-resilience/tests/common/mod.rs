@@ -8,7 +8,9 @@ use std::time::Duration;
 use ops_backends::prelude::*;
 use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, Query};
 use ops_resilience::boxes::Bx;
-use ops_resilience::store::{Checkpoint, CheckpointStore, CommitStats, Found, StoreError};
+use ops_resilience::store::{
+    Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError,
+};
 use ops_resilience::track::Footprint;
 use ops_resilience::{Resilience, ResilienceConfig};
 
@@ -27,7 +29,12 @@ impl Captured {
 }
 
 impl CheckpointStore for Captured {
-    fn commit(&mut self, ck: Checkpoint) -> Result<CommitStats, StoreError> {
+    fn commit_deferred(
+        &mut self,
+        mut ck: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
+        ck.fill_in(pending)?;
         self.0.lock().unwrap().push(ck);
         Ok(CommitStats {
             write: Duration::from_nanos(1),
