@@ -1,7 +1,7 @@
 //! Helpers for the applications' end-to-end tests (dev-dependency only): comparing
 //! `--summary-json` files number by number, the kill-and-restart judgement of one app
-//! ([`restart`]), and launching an app binary under Open MPI's
-//! `mpirun`, optionally with one process killed by SIGKILL at a given loop
+//! ([`restart`]), the deck-parser fuzzing machinery ([`deck_fuzz`]), and launching an app binary
+//! under Open MPI's `mpirun`, optionally with one process killed by SIGKILL at a given loop
 //! (`OPS_INJECT_FAILURE=loop:N` on that process only).
 //!
 //! ```
@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod deck_fuzz;
 pub mod restart;
 
 use std::path::{Path, PathBuf};

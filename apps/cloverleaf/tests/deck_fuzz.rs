@@ -2,6 +2,7 @@
 //! error with a line inside the text.
 
 use cloverleaf::deck::{parse, DEFAULT_DECK};
+use ops_testkit::deck_fuzz::{assert_error_in_text, edits, word_soups};
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
@@ -63,15 +64,7 @@ fn check(text: &str) {
             assert!(d.x_cells >= 1 && d.y_cells >= 1);
             assert!(d.xmax > d.xmin && d.ymax > d.ymin);
         }
-        Err(e) => {
-            let lines = text.lines().count().max(1);
-            assert!(
-                e.line >= 1 && e.line <= lines,
-                "line {} of {lines}: {e}",
-                e.line
-            );
-            assert!(!e.message.is_empty());
-        }
+        Err(e) => assert_error_in_text(text, e.line, &e.message, &e),
     }
 }
 
@@ -84,22 +77,12 @@ proptest! {
     }
 
     #[test]
-    fn word_soup(words in prop::collection::vec(prop::sample::select(WORDS), 0..80)) {
-        check(&words.join(" "));
+    fn word_soup(text in word_soups(WORDS)) {
+        check(&text);
     }
 
     #[test]
-    fn edits_of_a_valid_deck(
-        cut in 0usize..2000,
-        len in 0usize..40,
-        insert in prop::collection::vec(prop::sample::select(WORDS), 0..4),
-    ) {
-        let base = DEFAULT_DECK;
-        let mut at = cut.min(base.len());
-        while !base.is_char_boundary(at) { at -= 1; }
-        let mut end = (at + len).min(base.len());
-        while !base.is_char_boundary(end) { end -= 1; }
-        let text = format!("{}{}{}", &base[..at], insert.join(" "), &base[end..]);
+    fn edits_of_a_valid_deck(text in edits(DEFAULT_DECK, 2000, WORDS)) {
         check(&text);
     }
 }

@@ -229,6 +229,432 @@ pub fn read(path: &std::path::Path) -> Result<(String, String), DeckError> {
     Ok((name, text))
 }
 
+/// Largest number of cells per direction accepted.
+pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
+/// Largest total number of cells accepted.
+pub const MAX_CELLS: usize = 1 << 31;
+
+/// The whole-deck checks that come before the states' own, in order: at least one state was
+/// defined (`has_states`), the domain `[xmin, xmax, ymin, ymax]` is not empty, and the mesh of
+/// `[x_cells, y_cells]` has at most [`MAX_CELLS`] cells. Every problem is reported on
+/// `end_line`, the deck's last line of keywords.
+///
+/// ```
+/// use ops_app_common::deck::check_mesh;
+///
+/// assert!(check_mesh("t.in", 9, true, [0.0, 1.0, 0.0, 1.0], [10, 10]).is_ok());
+/// let err = check_mesh("t.in", 9, true, [0.0, 1.0, 2.0, 1.0], [10, 10]).unwrap_err();
+/// assert_eq!(err.to_string(), "t.in:9: the domain is empty: ymin 2 is not below ymax 1");
+/// ```
+pub fn check_mesh(
+    file: &str,
+    end_line: usize,
+    has_states: bool,
+    [xmin, xmax, ymin, ymax]: [f64; 4],
+    [x_cells, y_cells]: [usize; 2],
+) -> Result<(), DeckError> {
+    let err = |message: String| DeckError {
+        file: file.to_string(),
+        line: end_line,
+        message,
+    };
+    if !has_states {
+        return Err(err(
+            "no states defined (at least `state 1` is needed)".into()
+        ));
+    }
+    if xmax <= xmin {
+        return Err(err(format!(
+            "the domain is empty: xmin {xmin} is not below xmax {xmax}"
+        )));
+    }
+    if ymax <= ymin {
+        return Err(err(format!(
+            "the domain is empty: ymin {ymin} is not below ymax {ymax}"
+        )));
+    }
+    if x_cells.saturating_mul(y_cells) > MAX_CELLS {
+        return Err(err(format!(
+            "{x_cells} x {y_cells} cells is more than {MAX_CELLS}"
+        )));
+    }
+    Ok(())
+}
+
+/// The shape of the region a state fills (bounds as written in the deck).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Geometry {
+    /// Cells whose extent overlaps `[xmin, xmax] x [ymin, ymax]`.
+    Rectangle {
+        /// Left edge.
+        xmin: f64,
+        /// Right edge.
+        xmax: f64,
+        /// Bottom edge.
+        ymin: f64,
+        /// Top edge.
+        ymax: f64,
+    },
+    /// Cells whose centre lies within `radius` of `(x, y)`.
+    Circle {
+        /// Centre x.
+        x: f64,
+        /// Centre y.
+        y: f64,
+        /// Radius.
+        radius: f64,
+    },
+    /// The cell whose lower-left vertex is exactly `(x, y)`.
+    Point {
+        /// Vertex x.
+        x: f64,
+        /// Vertex y.
+        y: f64,
+    },
+}
+
+/// The region bounds the generator tests cells against for a state of `geometry` on a mesh of
+/// spacing `dx` x `dy`: `[xmin, xmax, ymin, ymax, radius]`, with the original's inward nudge of a
+/// hundredth of a cell (a circle's centre and a point move up and right); all zeros for `None`,
+/// the background state.
+///
+/// ```
+/// use ops_app_common::deck::{generator_bounds, Geometry};
+///
+/// let g = Geometry::Point { x: 1.0, y: 2.0 };
+/// assert_eq!(generator_bounds(Some(g), 1.0, 0.5), [1.01, 0.0, 2.005, 0.0, 0.0]);
+/// assert_eq!(generator_bounds(None, 1.0, 0.5), [0.0; 5]);
+/// ```
+pub fn generator_bounds(geometry: Option<Geometry>, dx: f64, dy: f64) -> [f64; 5] {
+    match geometry {
+        None => [0.0; 5],
+        Some(Geometry::Rectangle {
+            xmin,
+            xmax,
+            ymin,
+            ymax,
+        }) => [
+            xmin + dx / 100.0,
+            xmax - dx / 100.0,
+            ymin + dy / 100.0,
+            ymax - dy / 100.0,
+            0.0,
+        ],
+        Some(Geometry::Circle { x, y, radius }) => {
+            [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, radius]
+        }
+        Some(Geometry::Point { x, y }) => [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, 0.0],
+    }
+}
+
+/// The keywords of one `state N` line as read by [`parse_state`], before the whole-deck checks
+/// of [`check_states`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StateSpec {
+    /// The line of the `state` word.
+    pub line: usize,
+    /// `density`, if given.
+    pub density: Option<f64>,
+    /// `energy`, if given.
+    pub energy: Option<f64>,
+    /// `geometry` (`rectangle`, `circle` or `point`) and the line of its value, if given.
+    pub geometry: Option<(String, usize)>,
+    /// `xmin` (also a circle's centre or a point's x), if given.
+    pub xmin: Option<f64>,
+    /// `xmax`, if given.
+    pub xmax: Option<f64>,
+    /// `ymin` (also a circle's centre or a point's y), if given.
+    pub ymin: Option<f64>,
+    /// `ymax`, if given.
+    pub ymax: Option<f64>,
+    /// `radius`, if given.
+    pub radius: Option<f64>,
+    /// The app's own real-valued keywords (see [`parse_state`]'s `extra_keys`) that were given.
+    pub extra: Vec<(&'static str, f64)>,
+}
+
+impl StateSpec {
+    /// The value of the app keyword `key`, if the line gave it.
+    pub fn extra(&self, key: &str) -> Option<f64> {
+        self.extra.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+}
+
+/// Reads a `state N` line: `state` is the `state` word and `words` the rest of its logical line,
+/// all of which belongs to the state. The spec is stored at `states[N - 1]` (the list grows with
+/// `None` as needed). Besides `density`, `energy`, `geometry`, `xmin`, `xmax`, `ymin`, `ymax` and
+/// `radius`, the real-valued keywords in `extra_keys` (such as CloverLeaf's `xvel` and `yvel`)
+/// are accepted and kept in [`StateSpec::extra`].
+///
+/// A state number outside 1..=1000, a state defined twice, a keyword given twice or without a
+/// value, an unknown keyword or geometry and a malformed number are errors.
+///
+/// ```
+/// use ops_app_common::deck::{parse_state, tokenize};
+///
+/// let text = "*clover\nstate 2 density 1 xvel 3 geometry point\nstate 1 radius\n*endclover\n";
+/// let (lines, _) = tokenize("t.in", text, "clover").unwrap();
+/// let mut states = Vec::new();
+/// parse_state("t.in", &lines[0][0], lines[0][1..].iter(), &["xvel"], &mut states).unwrap();
+/// let s = states[1].as_ref().unwrap();
+/// assert!(states[0].is_none());
+/// assert_eq!((s.line, s.density, s.extra("xvel")), (2, Some(1.0), Some(3.0)));
+/// let err = parse_state("t.in", &lines[1][0], lines[1][1..].iter(), &[], &mut states);
+/// assert_eq!(err.unwrap_err().to_string(), "t.in:3: state 1: `radius` needs a value after it");
+/// ```
+pub fn parse_state<'a>(
+    file: &str,
+    state: &Word,
+    words: impl IntoIterator<Item = &'a Word>,
+    extra_keys: &[&'static str],
+    states: &mut Vec<Option<StateSpec>>,
+) -> Result<(), DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut it = words.into_iter();
+    let nw = it.next().ok_or_else(|| {
+        err(
+            state.line,
+            "`state` needs a state number after it".to_string(),
+        )
+    })?;
+    let n = parse_int(file, nw, "state")?;
+    if !(1..=1000).contains(&n) {
+        return Err(err(
+            state.line,
+            format!("state number must be between 1 and 1000, got {n}"),
+        ));
+    }
+    let n = n as usize;
+    if states.len() < n {
+        states.resize_with(n, || None);
+    }
+    if let Some(prev) = &states[n - 1] {
+        return Err(err(
+            state.line,
+            format!("state {n} is defined twice (first on line {})", prev.line),
+        ));
+    }
+    let mut s = StateSpec {
+        line: state.line,
+        ..Default::default()
+    };
+    let mut seen_keys: Vec<&str> = Vec::new();
+    while let Some(sw) = it.next() {
+        let skey = sw.text.as_str();
+        if seen_keys.contains(&skey) {
+            return Err(err(sw.line, format!("state {n}: `{skey}` is given twice")));
+        }
+        let mut sval = || -> Result<&Word, DeckError> {
+            it.next().ok_or_else(|| {
+                err(
+                    sw.line,
+                    format!("state {n}: `{skey}` needs a value after it"),
+                )
+            })
+        };
+        match skey {
+            "density" => s.density = Some(parse_real(file, sval()?, skey)?),
+            "energy" => s.energy = Some(parse_real(file, sval()?, skey)?),
+            "xmin" => s.xmin = Some(parse_real(file, sval()?, skey)?),
+            "xmax" => s.xmax = Some(parse_real(file, sval()?, skey)?),
+            "ymin" => s.ymin = Some(parse_real(file, sval()?, skey)?),
+            "ymax" => s.ymax = Some(parse_real(file, sval()?, skey)?),
+            "radius" => s.radius = Some(parse_real(file, sval()?, skey)?),
+            "geometry" => {
+                let g = sval()?;
+                match g.text.as_str() {
+                    "rectangle" | "circle" | "point" => s.geometry = Some((g.text.clone(), g.line)),
+                    other => {
+                        return Err(err(
+                            g.line,
+                            format!(
+                                "state {n}: unknown geometry `{other}` (rectangle, circle or point)"
+                            ),
+                        ))
+                    }
+                }
+            }
+            other => match extra_keys.iter().find(|k| **k == other) {
+                Some(k) => {
+                    let v = parse_real(file, sval()?, skey)?;
+                    s.extra.push((k, v));
+                }
+                None => {
+                    let extra: String = extra_keys.iter().map(|k| format!("{k}, ")).collect();
+                    return Err(err(
+                        sw.line,
+                        format!(
+                            "state {n}: unknown keyword `{other}` (density, energy, {extra}\
+                             geometry, xmin, xmax, ymin, ymax, radius)"
+                        ),
+                    ));
+                }
+            },
+        }
+        seen_keys.push(skey);
+    }
+    states[n - 1] = Some(s);
+    Ok(())
+}
+
+/// A state that passed [`check_states`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedState<'a> {
+    /// Its density (positive).
+    pub density: f64,
+    /// Its specific internal energy.
+    pub energy: f64,
+    /// Its region; `None` for state 1, the background that fills the whole mesh.
+    pub geometry: Option<Geometry>,
+    /// The spec it was made from (for the app's own keywords).
+    pub spec: &'a StateSpec,
+}
+
+/// The whole-deck checks of the states read by [`parse_state`], in order: every state from 1 up
+/// must be there, with a density (positive) and an energy (not negative, where
+/// `energy_must_not_be_negative`); every state after the first needs a geometry with the bounds
+/// it uses (a rectangle's min below its max, a circle's radius positive). State 1's geometry is
+/// ignored with a note pushed to `notes`. A missing state is reported on the last `state` line
+/// (on `end_line` when there is none); every other problem on its state's line or on the line of
+/// its `geometry` value.
+///
+/// ```
+/// use ops_app_common::deck::{check_states, Geometry, StateSpec};
+///
+/// let bg = StateSpec { line: 1, density: Some(1.0), energy: Some(2.0), ..Default::default() };
+/// let disc = StateSpec {
+///     line: 2,
+///     density: Some(1.0),
+///     energy: Some(2.0),
+///     geometry: Some(("circle".into(), 2)),
+///     xmin: Some(0.5),
+///     ymin: Some(0.5),
+///     radius: Some(0.25),
+///     ..Default::default()
+/// };
+/// let mut notes = Vec::new();
+/// let states = [Some(bg), Some(disc)];
+/// let checked = check_states("t.in", &states, 9, true, &mut notes).unwrap();
+/// assert_eq!(checked[0].geometry, None);
+/// assert_eq!(checked[1].geometry, Some(Geometry::Circle { x: 0.5, y: 0.5, radius: 0.25 }));
+/// let err = check_states("t.in", &[None, states[1].clone()], 9, true, &mut notes).unwrap_err();
+/// assert_eq!(err.to_string(), "t.in:2: state 1 is missing (states must be numbered 1, 2, 3, ...)");
+/// ```
+pub fn check_states<'a>(
+    file: &str,
+    states: &'a [Option<StateSpec>],
+    end_line: usize,
+    energy_must_not_be_negative: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<CheckedState<'a>>, DeckError> {
+    let err = |line: usize, message: String| DeckError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let last_state_line = states
+        .iter()
+        .flatten()
+        .map(|s| s.line)
+        .max()
+        .unwrap_or(end_line);
+    let mut checked = Vec::with_capacity(states.len());
+    for (i, s) in states.iter().enumerate() {
+        let n = i + 1;
+        let Some(s) = s else {
+            return Err(err(
+                last_state_line,
+                format!("state {n} is missing (states must be numbered 1, 2, 3, ...)"),
+            ));
+        };
+        let line = s.line;
+        let density = s
+            .density
+            .ok_or_else(|| err(line, format!("state {n} has no density")))?;
+        if density <= 0.0 {
+            return Err(err(
+                line,
+                format!("state {n}: density must be positive, got {density}"),
+            ));
+        }
+        let energy = s
+            .energy
+            .ok_or_else(|| err(line, format!("state {n} has no energy")))?;
+        if energy_must_not_be_negative && energy < 0.0 {
+            return Err(err(
+                line,
+                format!("state {n}: energy must not be negative, got {energy}"),
+            ));
+        }
+        let geometry = if n == 1 {
+            if s.geometry.is_some() || s.radius.is_some() {
+                notes.push(format!(
+                    "line {line}: state 1 is the background and fills the whole mesh; its \
+                     geometry is ignored"
+                ));
+            }
+            None
+        } else {
+            let (g, gline) = s.geometry.clone().ok_or_else(|| {
+                err(
+                    line,
+                    format!("state {n} needs a geometry (rectangle, circle or point)"),
+                )
+            })?;
+            let need = |v: Option<f64>, what: &str| {
+                v.ok_or_else(|| err(gline, format!("state {n}: {g} geometry needs `{what}`")))
+            };
+            Some(match g.as_str() {
+                "rectangle" => {
+                    let (xmin, xmax) = (need(s.xmin, "xmin")?, need(s.xmax, "xmax")?);
+                    let (ymin, ymax) = (need(s.ymin, "ymin")?, need(s.ymax, "ymax")?);
+                    if xmax <= xmin || ymax <= ymin {
+                        return Err(err(
+                            gline,
+                            format!(
+                                "state {n}: impossible rectangle [{xmin}, {xmax}] x \
+                                 [{ymin}, {ymax}] (min must be below max)"
+                            ),
+                        ));
+                    }
+                    Geometry::Rectangle {
+                        xmin,
+                        xmax,
+                        ymin,
+                        ymax,
+                    }
+                }
+                "circle" => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    let radius = need(s.radius, "radius")?;
+                    if radius <= 0.0 {
+                        return Err(err(
+                            gline,
+                            format!("state {n}: impossible circle of radius {radius}"),
+                        ));
+                    }
+                    Geometry::Circle { x, y, radius }
+                }
+                _ => {
+                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
+                    Geometry::Point { x, y }
+                }
+            })
+        };
+        checked.push(CheckedState {
+            density,
+            energy,
+            geometry,
+            spec: s,
+        });
+    }
+    Ok(checked)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

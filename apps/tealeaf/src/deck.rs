@@ -12,8 +12,11 @@
 //! nothing here (tiling, kernel-language switches, visualisation) are accepted with a note, and a
 //! value keyword given twice keeps the last value (as in the original) with a note.
 
-pub use ops_app_common::deck::DeckError;
-use ops_app_common::deck::{parse_int, parse_real, tokenize, Word};
+use ops_app_common::deck::{
+    check_mesh, check_states, generator_bounds, parse_int, parse_real, parse_state, tokenize,
+    StateSpec, Word,
+};
+pub use ops_app_common::deck::{DeckError, Geometry, MAX_CELLS, MAX_CELLS_PER_DIM};
 
 /// Expected volume-weighted temperature at the end of the published test problems (the values
 /// the original checks against, as it writes them; 1..4 are the benchmark decks tea_bm_1..4).
@@ -33,38 +36,6 @@ pub fn expected_temperature(n: u32) -> Option<f64> {
         .iter()
         .find(|(k, _)| *k == n)
         .map(|(_, v)| *v)
-}
-
-/// The shape of the region a state fills (bounds as written in the deck).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Geometry {
-    /// Cells whose extent overlaps `[xmin, xmax] x [ymin, ymax]`.
-    Rectangle {
-        /// Left edge.
-        xmin: f64,
-        /// Right edge.
-        xmax: f64,
-        /// Bottom edge.
-        ymin: f64,
-        /// Top edge.
-        ymax: f64,
-    },
-    /// Cells whose centre lies within `radius` of `(x, y)`.
-    Circle {
-        /// Centre x.
-        x: f64,
-        /// Centre y.
-        y: f64,
-        /// Radius.
-        radius: f64,
-    },
-    /// The cell whose lower-left vertex is exactly `(x, y)`.
-    Point {
-        /// Vertex x.
-        x: f64,
-        /// Vertex y.
-        y: f64,
-    },
 }
 
 /// One material state: its values and (for states after the first) where it applies.
@@ -234,10 +205,6 @@ impl Default for Deck {
     }
 }
 
-/// Largest number of cells per direction accepted.
-pub const MAX_CELLS_PER_DIM: usize = 1 << 20;
-/// Largest total number of cells accepted.
-pub const MAX_CELLS: usize = 1 << 31;
 /// Largest `halo_depth` accepted.
 pub const MAX_HALO_DEPTH: usize = 8;
 /// Largest `tl_max_iters` accepted.
@@ -247,19 +214,6 @@ pub const MAX_INNER_STEPS: i64 = 1_000_000;
 
 /// Deck text of the built-in default problem (tea_bm_2: 250x250, CG, 10 steps, test problem 2).
 pub const DEFAULT_DECK: &str = include_str!("../decks/tea_bm_2.in");
-
-#[derive(Default)]
-struct StateSpec {
-    line: usize,
-    density: Option<f64>,
-    energy: Option<f64>,
-    geometry: Option<(String, usize)>,
-    xmin: Option<f64>,
-    xmax: Option<f64>,
-    ymin: Option<f64>,
-    ymax: Option<f64>,
-    radius: Option<f64>,
-}
 
 /// Parses deck text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
@@ -506,86 +460,7 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
                         w.line
                     ));
                 }
-                "state" => {
-                    let nw = value("a state number")?;
-                    let n = parse_int(file, nw, "state")?;
-                    if !(1..=1000).contains(&n) {
-                        return Err(err(
-                            w.line,
-                            format!("state number must be between 1 and 1000, got {n}"),
-                        ));
-                    }
-                    let n = n as usize;
-                    if states.len() < n {
-                        states.resize_with(n, || None);
-                    }
-                    if let Some(prev) = &states[n - 1] {
-                        return Err(err(
-                            w.line,
-                            format!("state {n} is defined twice (first on line {})", prev.line),
-                        ));
-                    }
-                    let mut s = StateSpec {
-                        line: w.line,
-                        ..Default::default()
-                    };
-                    // The rest of the logical line belongs to the state.
-                    let mut seen_keys: Vec<&str> = Vec::new();
-                    while let Some(sw) = it.next() {
-                        let skey = sw.text.as_str();
-                        if seen_keys.contains(&skey) {
-                            return Err(err(
-                                sw.line,
-                                format!("state {n}: `{skey}` is given twice"),
-                            ));
-                        }
-                        let mut sval = || -> Result<&Word, DeckError> {
-                            it.next().ok_or_else(|| {
-                                err(
-                                    sw.line,
-                                    format!("state {n}: `{skey}` needs a value after it"),
-                                )
-                            })
-                        };
-                        match skey {
-                            "density" => s.density = Some(parse_real(file, sval()?, skey)?),
-                            "energy" => s.energy = Some(parse_real(file, sval()?, skey)?),
-                            "xmin" => s.xmin = Some(parse_real(file, sval()?, skey)?),
-                            "xmax" => s.xmax = Some(parse_real(file, sval()?, skey)?),
-                            "ymin" => s.ymin = Some(parse_real(file, sval()?, skey)?),
-                            "ymax" => s.ymax = Some(parse_real(file, sval()?, skey)?),
-                            "radius" => s.radius = Some(parse_real(file, sval()?, skey)?),
-                            "geometry" => {
-                                let g = sval()?;
-                                match g.text.as_str() {
-                                    "rectangle" | "circle" | "point" => {
-                                        s.geometry = Some((g.text.clone(), g.line))
-                                    }
-                                    other => {
-                                        return Err(err(
-                                            g.line,
-                                            format!(
-                                                "state {n}: unknown geometry `{other}` \
-                                                 (rectangle, circle or point)"
-                                            ),
-                                        ))
-                                    }
-                                }
-                            }
-                            other => {
-                                return Err(err(
-                                    sw.line,
-                                    format!(
-                                        "state {n}: unknown keyword `{other}` (density, energy, \
-                                         geometry, xmin, xmax, ymin, ymax, radius)"
-                                    ),
-                                ))
-                            }
-                        }
-                        seen_keys.push(skey);
-                    }
-                    states[n - 1] = Some(s);
-                }
+                "state" => parse_state(file, w, it.by_ref(), &[], &mut states)?,
                 other => {
                     return Err(err(w.line, format!("unknown keyword `{other}`")));
                 }
@@ -594,39 +469,9 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
     }
 
     // Whole-deck checks.
-    if states.is_empty() {
-        return Err(err(
-            end_line,
-            "no states defined (at least `state 1` is needed)".into(),
-        ));
-    }
-    if deck.xmax <= deck.xmin {
-        return Err(err(
-            end_line,
-            format!(
-                "the domain is empty: xmin {} is not below xmax {}",
-                deck.xmin, deck.xmax
-            ),
-        ));
-    }
-    if deck.ymax <= deck.ymin {
-        return Err(err(
-            end_line,
-            format!(
-                "the domain is empty: ymin {} is not below ymax {}",
-                deck.ymin, deck.ymax
-            ),
-        ));
-    }
-    if deck.x_cells.saturating_mul(deck.y_cells) > MAX_CELLS {
-        return Err(err(
-            end_line,
-            format!(
-                "{} x {} cells is more than {MAX_CELLS}",
-                deck.x_cells, deck.y_cells
-            ),
-        ));
-    }
+    let domain = [deck.xmin, deck.xmax, deck.ymin, deck.ymax];
+    let cells = [deck.x_cells, deck.y_cells];
+    check_mesh(file, end_line, !states.is_empty(), domain, cells)?;
     if deck.halo_depth > 1 && deck.preconditioner == Preconditioner::JacBlock {
         return Err(err(
             precond_line.max(halo_line),
@@ -642,92 +487,11 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
         let cells = (deck.x_cells * deck.y_cells) as f32;
         deck.ppcg_inner_steps = 4 * (cells.sqrt().sqrt() as i64);
     }
-    let last_state_line = states
-        .iter()
-        .flatten()
-        .map(|s| s.line)
-        .max()
-        .unwrap_or(end_line);
-    for (i, s) in states.iter().enumerate() {
-        let n = i + 1;
-        let Some(s) = s else {
-            return Err(err(
-                last_state_line,
-                format!("state {n} is missing (states must be numbered 1, 2, 3, ...)"),
-            ));
-        };
-        let line = s.line;
-        let density = s
-            .density
-            .ok_or_else(|| err(line, format!("state {n} has no density")))?;
-        if density <= 0.0 {
-            return Err(err(
-                line,
-                format!("state {n}: density must be positive, got {density}"),
-            ));
-        }
-        let energy = s
-            .energy
-            .ok_or_else(|| err(line, format!("state {n} has no energy")))?;
-        let geometry = if n == 1 {
-            if s.geometry.is_some() || s.radius.is_some() {
-                deck.notes.push(format!(
-                    "line {line}: state 1 is the background and fills the whole mesh; its \
-                     geometry is ignored"
-                ));
-            }
-            None
-        } else {
-            let (g, gline) = s.geometry.clone().ok_or_else(|| {
-                err(
-                    line,
-                    format!("state {n} needs a geometry (rectangle, circle or point)"),
-                )
-            })?;
-            let need = |v: Option<f64>, what: &str| {
-                v.ok_or_else(|| err(gline, format!("state {n}: {g} geometry needs `{what}`")))
-            };
-            Some(match g.as_str() {
-                "rectangle" => {
-                    let (xmin, xmax) = (need(s.xmin, "xmin")?, need(s.xmax, "xmax")?);
-                    let (ymin, ymax) = (need(s.ymin, "ymin")?, need(s.ymax, "ymax")?);
-                    if xmax <= xmin || ymax <= ymin {
-                        return Err(err(
-                            gline,
-                            format!(
-                                "state {n}: impossible rectangle [{xmin}, {xmax}] x \
-                                 [{ymin}, {ymax}] (min must be below max)"
-                            ),
-                        ));
-                    }
-                    Geometry::Rectangle {
-                        xmin,
-                        xmax,
-                        ymin,
-                        ymax,
-                    }
-                }
-                "circle" => {
-                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
-                    let radius = need(s.radius, "radius")?;
-                    if radius <= 0.0 {
-                        return Err(err(
-                            gline,
-                            format!("state {n}: impossible circle of radius {radius}"),
-                        ));
-                    }
-                    Geometry::Circle { x, y, radius }
-                }
-                _ => {
-                    let (x, y) = (need(s.xmin, "xmin")?, need(s.ymin, "ymin")?);
-                    Geometry::Point { x, y }
-                }
-            })
-        };
+    for s in check_states(file, &states, end_line, false, &mut deck.notes)? {
         deck.states.push(State {
-            density,
-            energy,
-            geometry,
+            density: s.density,
+            energy: s.energy,
+            geometry: s.geometry,
         });
     }
     Ok(deck)
@@ -754,26 +518,7 @@ impl Deck {
     /// `[xmin, xmax, ymin, ymax, radius]`, with the original's inward nudge of a hundredth of a
     /// cell on every state after the first (a circle's centre and a point move up and right).
     pub fn generator_bounds(&self, n: usize) -> [f64; 5] {
-        let (dx, dy) = (self.dx(), self.dy());
-        match self.states[n].geometry {
-            None => [0.0; 5],
-            Some(Geometry::Rectangle {
-                xmin,
-                xmax,
-                ymin,
-                ymax,
-            }) => [
-                xmin + dx / 100.0,
-                xmax - dx / 100.0,
-                ymin + dy / 100.0,
-                ymax - dy / 100.0,
-                0.0,
-            ],
-            Some(Geometry::Circle { x, y, radius }) => {
-                [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, radius]
-            }
-            Some(Geometry::Point { x, y }) => [x + dx / 100.0, 0.0, y + dy / 100.0, 0.0, 0.0],
-        }
+        generator_bounds(self.states[n].geometry, self.dx(), self.dy())
     }
 }
 

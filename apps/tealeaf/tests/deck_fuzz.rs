@@ -1,6 +1,7 @@
 //! The deck parser never panics: random text and random edits of valid decks give a deck or an
 //! error with a line inside the text.
 
+use ops_testkit::deck_fuzz::{assert_error_in_text, edits, word_soups};
 use proptest::prelude::*;
 use tealeaf::deck::{parse, DEFAULT_DECK};
 
@@ -81,15 +82,7 @@ fn check(text: &str) {
             assert!(d.halo_depth >= 1 && d.max_iters >= 1);
             assert!(d.states.iter().all(|s| s.density > 0.0));
         }
-        Err(e) => {
-            let lines = text.lines().count().max(1);
-            assert!(
-                e.line >= 1 && e.line <= lines,
-                "line {} of {lines}: {e}",
-                e.line
-            );
-            assert!(!e.message.is_empty());
-        }
+        Err(e) => assert_error_in_text(text, e.line, &e.message, &e),
     }
 }
 
@@ -102,22 +95,12 @@ proptest! {
     }
 
     #[test]
-    fn word_soup(words in prop::collection::vec(prop::sample::select(WORDS), 0..80)) {
-        check(&words.join(" "));
+    fn word_soup(text in word_soups(WORDS)) {
+        check(&text);
     }
 
     #[test]
-    fn edits_of_a_valid_deck(
-        cut in 0usize..900,
-        len in 0usize..40,
-        insert in prop::collection::vec(prop::sample::select(WORDS), 0..4),
-    ) {
-        let base = DEFAULT_DECK;
-        let mut at = cut.min(base.len());
-        while !base.is_char_boundary(at) { at -= 1; }
-        let mut end = (at + len).min(base.len());
-        while !base.is_char_boundary(end) { end -= 1; }
-        let text = format!("{}{}{}", &base[..at], insert.join(" "), &base[end..]);
+    fn edits_of_a_valid_deck(text in edits(DEFAULT_DECK, 900, WORDS)) {
         check(&text);
     }
 }
