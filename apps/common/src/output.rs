@@ -2,7 +2,25 @@
 //!
 //! [`fortran_e`] and [`fortran_1pe`] reproduce the Fortran edit descriptors the original
 //! mini-apps print with, [`verdict`] the test-problem check they end with, and [`json_number`]
-//! the number format of the summary JSON files.
+//! the number format of the summary JSON files; [`banner`] is the first line of both apps.
+
+/// The first line both apps print: which app, on which backend, with how many threads, and
+/// (in a distributed run) on how many processes.
+///
+/// ```
+/// use ops_app_common::output::banner;
+///
+/// assert_eq!(banner("Tea", "rayon", 2, 1), "\n Tea (ops EDSL port) on backend rayon with 2 thread(s)");
+/// assert!(banner("Clover", "seq", 1, 4).ends_with("1 thread(s) per rank, 4 ranks"));
+/// ```
+pub fn banner(app: &str, backend: &str, threads: usize, ranks: usize) -> String {
+    let per_rank = if ranks > 1 {
+        format!(" per rank, {ranks} ranks")
+    } else {
+        String::new()
+    };
+    format!("\n {app} (ops EDSL port) on backend {backend} with {threads} thread(s){per_rank}")
+}
 
 /// Fortran `Ew.d` editing: `0.ddddE+xx` right-aligned in `w` characters.
 ///

@@ -122,18 +122,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let (rank, ranks) = (ops.rank(), ops.ranks());
     let mut sink = std::io::sink();
     let out: &mut dyn Write = if rank == 0 { out } else { &mut sink };
-    let per_rank = if ranks > 1 {
-        format!(" per rank, {ranks} ranks")
-    } else {
-        String::new()
-    };
-    writeln!(
-        out,
-        "\n Tea (ops EDSL port) on backend {} with {} thread(s){per_rank}",
-        ops.backend_name(),
-        ops.threads()
-    )
-    .map_err(io("stdout"))?;
+    let banner = ops_app_common::output::banner("Tea", ops.backend_name(), ops.threads(), ranks);
+    writeln!(out, "{banner}").map_err(io("stdout"))?;
     writeln!(
         out,
         " Deck: {deck_name}: {} x {} cells, {} state(s), solver {}, preconditioner {}",
