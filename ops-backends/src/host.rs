@@ -109,11 +109,20 @@ impl<R: ChunkRunner> HostBackend<R> {
     }
 
     fn buf(&self, dat: DatId, layout: &DatLayout) -> Result<&HostBuf> {
-        match self.bufs.get(dat.index()) {
-            Some(Some(b)) if b.layout == *layout => Ok(b),
-            _ => Err(self.err(format!("no storage for dataset #{}", dat.index()))),
-        }
+        buf_of(&self.bufs, dat, layout).ok_or_else(|| self.no_storage(dat))
     }
+
+    fn no_storage(&self, dat: DatId) -> OpsError {
+        self.err(format!("no storage for dataset #{}", dat.index()))
+    }
+}
+
+/// The storage of `dat` in `bufs` if it was allocated with `layout` (a free function, so a
+/// caller can borrow the buffers and the other fields of the backend apart).
+fn buf_of<'a>(bufs: &'a [Option<HostBuf>], dat: DatId, layout: &DatLayout) -> Option<&'a HostBuf> {
+    bufs.get(dat.index())
+        .and_then(Option::as_ref)
+        .filter(|b| b.layout == *layout)
 }
 
 impl<R: ChunkRunner> Backend for HostBackend<R> {
@@ -183,10 +192,9 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
         range: &IterRange,
         out: &mut [u8],
     ) -> Result<()> {
-        self.buf(dat, layout)?;
-        let bad_box = self.err(format!("download from dataset #{}: bad box", dat.index()));
-        let Some(Some(buf)) = self.bufs.get(dat.index()) else {
-            return Err(bad_box);
+        let bad_box = || format!("download from dataset #{}: bad box", dat.index());
+        let Some(buf) = buf_of(&self.bufs, dat, layout) else {
+            return Err(self.no_storage(dat));
         };
         let src = buf.as_bytes();
         let es = layout.ty.size();
@@ -197,7 +205,7 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
             return if range.is_empty() && out.is_empty() {
                 Ok(())
             } else {
-                Err(bad_box)
+                Err(self.err(bad_box()))
             };
         }
         // A checkpoint snapshot is memory-bound and one thread cannot saturate the memory
@@ -233,7 +241,7 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
                 .run_chunks(&mut self.scratch[..parts.len()], &copy_band);
         }
         if failed.into_inner() {
-            return Err(bad_box);
+            return Err(self.err(bad_box()));
         }
         Ok(())
     }

@@ -223,7 +223,7 @@ impl Ops {
         id: DatId,
         range: &IterRange,
     ) -> Result<Option<crate::backend::PendingBytes>> {
-        let layout = self.raw_io_check(id, range, self.raw_io_len(id, range))?;
+        let (_, layout) = self.raw_io_layout(id, range)?;
         self.backend.begin_download(id, &layout, range)
     }
 
@@ -864,15 +864,8 @@ impl Ops {
         self.backend.upload(id, &layout, range, bytes)
     }
 
-    /// Bytes the points of `range` of dataset `id` take (0 for an unknown dataset, which
-    /// [`Ops::raw_io_check`] then reports).
-    fn raw_io_len(&self, id: DatId, range: &IterRange) -> usize {
-        self.dats.get(id.index()).map_or(0, |d| {
-            range.points() * d.layout.components * d.layout.ty.size()
-        })
-    }
-
-    fn raw_io_check(&self, id: DatId, range: &IterRange, len: usize) -> Result<DatLayout> {
+    /// The layout of live dataset `id` if `range` lies inside it.
+    fn raw_io_layout(&self, id: DatId, range: &IterRange) -> Result<(&DatInfo, DatLayout)> {
         let info = match self.dats.get(id.index()) {
             Some(d) if d.live => d,
             _ => {
@@ -888,7 +881,13 @@ impl Ops {
                 extent: info.layout.extent().to_string().into(),
             });
         }
-        let expected = range.points() * info.layout.components * info.layout.ty.size();
+        Ok((info, info.layout))
+    }
+
+    /// [`Ops::raw_io_layout`], and a byte buffer of `len` bytes holds exactly `range`.
+    fn raw_io_check(&self, id: DatId, range: &IterRange, len: usize) -> Result<DatLayout> {
+        let (info, layout) = self.raw_io_layout(id, range)?;
+        let expected = range.points() * layout.components * layout.ty.size();
         if len != expected {
             return Err(OpsError::DataLength {
                 dat: info.name.as_str().into(),
@@ -897,7 +896,7 @@ impl Ops {
                 got: len,
             });
         }
-        Ok(info.layout)
+        Ok(layout)
     }
 
     /// Per-loop-name statistics, in first-call order.

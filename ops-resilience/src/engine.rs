@@ -780,10 +780,7 @@ impl Resilience {
         let Mode::ResilientWait(w) = std::mem::replace(&mut self.mode, Mode::Normal) else {
             return Ok(());
         };
-        let t0 = Instant::now();
-        self.sync(ops);
-        self.upload(ops, &w.ck)?;
-        Self::restore_reductions(ops, &w.meta)?;
+        let upload = self.upload_checkpoint(ops, &w.ck, &w.meta)?;
         // The loops of the skipped iterations were never seen here: what they wrote is what
         // the checkpoint says resilient regions wrote.
         for ds in &w.meta.state.dats {
@@ -797,16 +794,7 @@ impl Resilience {
                 d.written.coarsen_over(crate::track::MAX_BOXES);
             }
         }
-        self.last_end = Instant::now();
-        if let Some(r) = self.report.restore.as_mut() {
-            r.replay_s = self.started.elapsed().as_secs_f64();
-            r.upload_s = t0.elapsed().as_secs_f64();
-            r.reexec_s = self.replay_exec.as_secs_f64();
-        }
-        // A restart always says where it restarted from.
-        if let Some(r) = self.report.restore.as_ref().filter(|_| self.speaks()) {
-            eprint!("{}", Report::restore_text(r));
-        }
+        self.report_restore(upload, |_| {});
         Ok(())
     }
 
@@ -993,40 +981,67 @@ impl Resilience {
                  (a run without fast_forward calls)"
             ));
         }
+        let upload = self.upload_checkpoint(ops, &r.ck, &r.meta)?;
+        let loop_index = r.ck.meta.loop_index;
+        let user_payload = r.user_payload.clone();
+        self.resume_from(*r)?;
+        self.index = loop_index;
+        self.ff_key = Some(key.to_string());
+        self.ff_first = Some(ff.first_call_loop);
+        self.ff_last = Some(self.index);
+        self.ff_gap = ff.gap;
+        self.report_restore(upload, |rep| {
+            rep.fast_forward = true;
+            rep.executed_loops = startup;
+            rep.skipped_loops = loop_index.saturating_sub(startup);
+            rep.replayed_queries = 0;
+        });
+        Ok(user_payload)
+    }
+
+    /// Uploads a checkpoint's saved boxes and its pending reductions; the time it took.
+    fn upload_checkpoint(
+        &mut self,
+        ops: &mut Ops,
+        ck: &Checkpoint,
+        meta: &CkptMeta,
+    ) -> Result<Duration, String> {
         let t0 = Instant::now();
         self.sync(ops);
-        self.upload(ops, &r.ck)?;
-        Self::restore_reductions(ops, &r.meta)?;
-        let upload = t0.elapsed();
+        self.upload(ops, ck)?;
+        Self::restore_reductions(ops, meta)?;
+        Ok(t0.elapsed())
+    }
+
+    /// Takes over a restored checkpoint's tracker state, query log and payload, so the run
+    /// goes on as the checkpointed run would have.
+    fn resume_from(&mut self, r: Replay) -> Result<(), String> {
         let Replay {
             ck,
             meta,
             user_payload,
             ..
-        } = *r;
+        } = r;
         let history = meta.state.history.clone();
         self.restore_state(meta.state, history)?;
         self.queries = ck.queries;
-        self.payload = user_payload.clone();
-        self.index = ck.meta.loop_index;
-        self.ff_key = Some(key.to_string());
-        self.ff_first = Some(ff.first_call_loop);
-        self.ff_last = Some(self.index);
-        self.ff_gap = ff.gap;
+        self.payload = user_payload;
+        Ok(())
+    }
+
+    /// The end of every restore: the report's timings, what `fill` adds for this kind of
+    /// restore, and the line a restart always prints to say where it restarted from.
+    fn report_restore(&mut self, upload: Duration, fill: impl FnOnce(&mut RestoreReport)) {
         self.last_end = Instant::now();
         if let Some(rep) = self.report.restore.as_mut() {
-            rep.fast_forward = true;
             rep.replay_s = self.started.elapsed().as_secs_f64();
             rep.upload_s = upload.as_secs_f64();
-            rep.executed_loops = startup;
-            rep.skipped_loops = ck.meta.loop_index.saturating_sub(startup);
-            rep.replayed_queries = 0;
+            rep.reexec_s = self.replay_exec.as_secs_f64();
+            fill(rep);
         }
-        // A restart always says where it restarted from.
         if let Some(rep) = self.report.restore.as_ref().filter(|_| self.speaks()) {
             eprint!("{}", Report::restore_text(rep));
         }
-        Ok(user_payload)
     }
 
     // ----------------------------------------------------------------------------------------
@@ -1401,37 +1416,14 @@ impl Resilience {
                 r.ck.queries.len()
             ));
         }
-        let t0 = Instant::now();
-        self.sync(ops);
-        self.upload(ops, &r.ck)?;
-        Self::restore_reductions(ops, &r.meta)?;
-        let upload = t0.elapsed();
-        let Replay {
-            ck,
-            meta,
-            user_payload,
-            executed,
-            skipped,
-            q_cursor,
-            ..
-        } = *r;
-        let history = meta.state.history.clone();
-        self.restore_state(meta.state, history)?;
-        self.queries = ck.queries;
-        self.payload = user_payload;
-        self.last_end = Instant::now();
-        if let Some(rep) = self.report.restore.as_mut() {
-            rep.replay_s = self.started.elapsed().as_secs_f64();
-            rep.upload_s = upload.as_secs_f64();
-            rep.reexec_s = self.replay_exec.as_secs_f64();
+        let upload = self.upload_checkpoint(ops, &r.ck, &r.meta)?;
+        let (executed, skipped, replayed) = (r.executed, r.skipped, r.q_cursor as u64);
+        self.resume_from(*r)?;
+        self.report_restore(upload, |rep| {
             rep.executed_loops = executed;
             rep.skipped_loops = skipped;
-            rep.replayed_queries = q_cursor as u64;
-        }
-        // A restart always says where it restarted from.
-        if let Some(rep) = self.report.restore.as_ref().filter(|_| self.speaks()) {
-            eprint!("{}", Report::restore_text(rep));
-        }
+            rep.replayed_queries = replayed;
+        });
         Ok(())
     }
 
@@ -1512,6 +1504,24 @@ impl Resilience {
         self.report.warnings.push(w);
     }
 
+    /// The snapshot function of the open region (whose failure note and pending transfers are
+    /// `failed` and `deferred`): copies one box of a dataset out of the backend, or, in a
+    /// single process, starts its transfer ([`download`]); see [`snap_or_defer`] for failures.
+    fn snapshots<'a>(
+        &'a self,
+        ops: &'a mut Ops,
+        failed: &'a mut Option<String>,
+        deferred: &'a mut Vec<PendingRegion>,
+    ) -> impl FnMut(u32, &Bx) -> Result<Option<SavedRegion>, String> + 'a {
+        let distributed = self.ranks > 1;
+        move |dat: u32, b: &Bx| {
+            let i = dat as usize;
+            let deferred = (!distributed).then_some(&mut *deferred);
+            let r = download(ops, &self.pool, self.ids[i], &self.dats[i], b, deferred);
+            snap_or_defer(r, distributed, failed)
+        }
+    }
+
     /// Feeds a loop (or a set, as a write-only footprint) to the open region, copying what it
     /// is about to overwrite; closes the region when everything is decided.
     fn feed_region(&mut self, ops: &mut Ops, fp: &Footprint) {
@@ -1519,16 +1529,10 @@ impl Resilience {
             return;
         };
         let t0 = Instant::now();
-        let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
-        let distributed = self.ranks > 1;
-        let (failed, deferred) = (&mut open.failed, &mut open.deferred);
-        let mut snap = |dat: u32, b: &Bx| {
-            let i = dat as usize;
-            let deferred = (!distributed).then_some(&mut *deferred);
-            let r = download(ops, pool, ids[i], &dats[i], b, deferred);
-            snap_or_defer(r, distributed, failed)
+        let res = {
+            let mut snap = self.snapshots(ops, &mut open.failed, &mut open.deferred);
+            open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>)
         };
-        let res = open.region.on_loop(fp, &mut snap as &mut SnapFn<'_>);
         open.stall += t0.elapsed();
         self.stall_time += t0.elapsed();
         if let Err(e) = res {
@@ -1548,16 +1552,11 @@ impl Resilience {
             return;
         };
         let t0 = Instant::now();
-        let (dats, ids, pool) = (&self.dats, &self.ids, &self.pool);
         let distributed = self.ranks > 1;
-        let (failed, deferred) = (&mut open.failed, &mut open.deferred);
-        let mut snap = |dat: u32, b: &Bx| {
-            let i = dat as usize;
-            let deferred = (!distributed).then_some(&mut *deferred);
-            let r = download(ops, pool, ids[i], &dats[i], b, deferred);
-            snap_or_defer(r, distributed, failed)
+        let closed = {
+            let mut snap = self.snapshots(ops, &mut open.failed, &mut open.deferred);
+            open.region.close(&mut snap as &mut SnapFn<'_>)
         };
-        let closed = open.region.close(&mut snap as &mut SnapFn<'_>);
         if let Some(e) = closed.err().or(open.failed.take()) {
             self.warn(format!("checkpoint {} abandoned: {e}", open.sequence));
             // The other processes still send their copies and wait for ours.

@@ -319,17 +319,23 @@ impl LocTable {
     /// The occurrence count that makes a location "frequent": the median count among
     /// locations still recurring at `now` (0 when none does).
     pub fn median_recurring(&self, now: u64) -> u64 {
-        let mut c: Vec<u64> = self
+        self.median_over_recurring(now, |l| l.count)
+    }
+
+    /// The (lower) median of `field` over the locations still recurring at `now` (0 when
+    /// none does).
+    fn median_over_recurring(&self, now: u64, field: impl Fn(&LocInfo) -> u64) -> u64 {
+        let mut v: Vec<u64> = self
             .locs
             .iter()
             .filter(|l| Self::recurring(l, now))
-            .map(|l| l.count)
+            .map(field)
             .collect();
-        if c.is_empty() {
+        if v.is_empty() {
             return 0;
         }
-        c.sort_unstable();
-        c[(c.len() - 1) / 2]
+        v.sort_unstable();
+        v[(v.len() - 1) / 2]
     }
 
     /// True when a dry region should start at location `id` now (its latest occurrence): not
@@ -401,17 +407,7 @@ impl LocTable {
     /// The median of the largest gaps of the locations still recurring at `now` (0 when none
     /// does): about one pass of the time loop, since most loops run once per pass.
     pub fn typical_gap(&self, now: u64) -> u64 {
-        let mut g: Vec<u64> = self
-            .locs
-            .iter()
-            .filter(|l| Self::recurring(l, now))
-            .map(|l| l.max_gap)
-            .collect();
-        if g.is_empty() {
-            return 0;
-        }
-        g.sort_unstable();
-        g[(g.len() - 1) / 2]
+        self.median_over_recurring(now, |l| l.max_gap)
     }
 
     /// True when location `l` recurs often enough to checkpoint at: at least once per pass of

@@ -27,6 +27,32 @@ pub fn scratch(app: &str, label: &str) -> PathBuf {
     dir
 }
 
+/// The checkpoint a steady-state size test judges in a `--ops-diags-json` report: the one
+/// before the last (the last region is cut short by the end of the run and saves whatever is
+/// still undecided). Panics unless the report holds at least three checkpoints and that one
+/// saves at most `ratio` x `minimum` bytes; returns it for further checks.
+pub fn assert_steady_checkpoint_at_most(
+    diags: &Path,
+    ratio: f64,
+    minimum: f64,
+) -> serde_json::Value {
+    let text = std::fs::read_to_string(diags).expect("diagnostics JSON");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("diagnostics JSON");
+    let cks = report["checkpoints"]
+        .as_array()
+        .expect("a checkpoints array");
+    assert!(cks.len() >= 3, "{} checkpoints", cks.len());
+    let steady = cks[cks.len() - 2].clone();
+    let bytes = steady["bytes"].as_f64().expect("checkpoint bytes");
+    assert!(
+        bytes <= ratio * minimum,
+        "checkpoint at `{}`: {bytes} bytes, {:.3} x the minimum",
+        steady["location"],
+        bytes / minimum
+    );
+    steady
+}
+
 /// Every number in a summary JSON file: arrays in order, object members by sorted key.
 pub fn summary_numbers(json: &str) -> Vec<f64> {
     fn walk(v: &serde_json::Value, out: &mut Vec<f64>) {

@@ -5,6 +5,8 @@
 //!
 //! The app has no checkpoint code: the `--ops-checkpoint-*` flags are its whole interface.
 
+mod common;
+
 use std::time::Duration;
 
 use ops_testkit::restart::App;
@@ -23,24 +25,7 @@ const CLOVER: App = App {
 
 /// clover_bm's states on a `cells` x `cells` mesh for `steps` steps, summaries every 5 steps.
 fn deck((cells, steps): (usize, usize)) -> String {
-    format!(
-        "*clover
- state 1 density=0.2 energy=1.0
- state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
- x_cells={cells}
- y_cells={cells}
- xmin=0.0
- ymin=0.0
- xmax=10.0
- ymax=10.0
- initial_timestep=0.04
- timestep_rise=1.5
- max_timestep=0.04
- end_step={steps}
- summary_frequency=5
-*endclover
-"
-    )
+    common::bm_deck(cells, steps, 5)
 }
 
 /// A small problem with many steps: quick, yet it sees many checkpoints.
