@@ -15,6 +15,9 @@
 
 pub mod deck_fuzz;
 pub mod restart;
+mod skip;
+
+pub use skip::{required, skip};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
