@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use ops_core::exec::{run_host, ChunkRunner, Partials, MAX_CHUNKS};
+use ops_core::exec::{run_host, ChunkRunner, Partials, INLINE_POINTS, MAX_CHUNKS};
 use ops_core::kernel::{Kernel, Scalar, MAX_ARGS};
 use ops_core::{Backend, DatId, DatLayout, IterRange, LoopPlan, OpsError, Result};
 
@@ -83,6 +83,7 @@ pub struct HostBackend<R: ChunkRunner> {
     bufs: Vec<Option<HostBuf>>,
     runner: R,
     scratch: Box<[Partials; MAX_CHUNKS]>,
+    inline_points: usize,
 }
 
 impl<R: ChunkRunner> HostBackend<R> {
@@ -93,7 +94,15 @@ impl<R: ChunkRunner> HostBackend<R> {
             bufs: Vec::new(),
             runner,
             scratch: Box::new([[Scalar::I32(0); MAX_ARGS]; MAX_CHUNKS]),
+            inline_points: INLINE_POINTS,
         }
+    }
+
+    /// Loops over fewer than `points` points run on the calling thread (default
+    /// [`INLINE_POINTS`]; 0 sends every loop to the runner). Results do not depend on it.
+    pub fn with_inline_points(mut self, points: usize) -> Self {
+        self.inline_points = points;
+        self
     }
 
     /// The chunk runner.
@@ -132,6 +141,10 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
 
     fn threads(&self) -> usize {
         self.runner.threads()
+    }
+
+    fn threads_used(&self) -> usize {
+        self.runner.threads_used()
     }
 
     fn alloc(&mut self, dat: DatId, layout: &DatLayout) -> Result<()> {
@@ -269,6 +282,7 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
                 partials,
                 &self.runner,
                 &mut self.scratch,
+                self.inline_points,
             )
         };
         Ok(())

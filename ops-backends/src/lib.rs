@@ -62,15 +62,23 @@ pub fn backend_from_config(config: &OpsConfig) -> Result<Box<dyn Backend>> {
 /// The single-process backend `config` asks for.
 fn local_backend(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     config.validate()?;
+    let inline = config
+        .inline_points
+        .unwrap_or(ops_core::exec::INLINE_POINTS);
+    let rayon = || -> Result<Box<dyn Backend>> {
+        Ok(Box::new(
+            RayonBackend::new(config.threads)?.with_inline_points(inline),
+        ))
+    };
     Ok(match config.backend {
-        BackendKind::Seq => Box::new(SeqBackend::new()),
-        BackendKind::Rayon => Box::new(RayonBackend::new(config.threads)?),
+        BackendKind::Seq => Box::new(SeqBackend::new().with_inline_points(inline)),
+        BackendKind::Rayon => rayon()?,
         BackendKind::Wgpu => wgpu_backend()?,
         BackendKind::Auto => match auto_gpu() {
             Ok(b) => b,
             Err(why) => {
                 eprintln!("ops: --ops-backend auto: {why}; using rayon");
-                Box::new(RayonBackend::new(config.threads)?)
+                rayon()?
             }
         },
     })

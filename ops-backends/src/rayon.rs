@@ -1,5 +1,7 @@
 //! The multi-threaded host backend on a dedicated rayon thread pool.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ops_core::exec::{ChunkRunner, Partials};
 use ops_core::{OpsError, Result};
 use rayon::prelude::*;
@@ -9,6 +11,9 @@ use crate::host::HostBackend;
 /// Runs chunks on a rayon thread pool owned by the runtime.
 pub struct RayonRunner {
     pool: rayon::ThreadPool,
+    /// Bit `i` set once worker `i` (modulo 64) ran a chunk: evidence that loops really ran
+    /// on several threads.
+    workers_seen: AtomicU64,
 }
 
 impl RayonRunner {
@@ -27,7 +32,10 @@ impl RayonRunner {
                 backend: "rayon".into(),
                 message: format!("cannot start the thread pool: {e}").into(),
             })?;
-        Ok(RayonRunner { pool })
+        Ok(RayonRunner {
+            pool,
+            workers_seen: AtomicU64::new(0),
+        })
     }
 }
 
@@ -36,12 +44,25 @@ impl ChunkRunner for RayonRunner {
         self.pool.current_num_threads()
     }
 
+    fn threads_used(&self) -> usize {
+        (self.workers_seen.load(Ordering::Relaxed).count_ones() as usize).max(1)
+    }
+
     fn run_chunks(&self, bufs: &mut [Partials], f: &(dyn Fn(usize, &mut Partials) + Sync)) {
         self.pool.install(|| {
             bufs.par_iter_mut()
                 .enumerate()
                 .with_max_len(1)
-                .for_each(|(i, b)| f(i, b))
+                .for_each(|(i, b)| {
+                    if let Some(w) = rayon::current_thread_index() {
+                        let bit = 1u64 << (w % 64);
+                        // A load first: the bit is set once, not written on every chunk.
+                        if self.workers_seen.load(Ordering::Relaxed) & bit == 0 {
+                            self.workers_seen.fetch_or(bit, Ordering::Relaxed);
+                        }
+                    }
+                    f(i, b)
+                })
         });
     }
 }

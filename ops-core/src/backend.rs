@@ -380,6 +380,12 @@ pub trait Backend: Send {
         self.alloc(dat, layout)
     }
 
+    /// Distinct threads that have run parts of loops so far: more than one only when loops
+    /// really ran in parallel (tests of thread-count independence check it).
+    fn threads_used(&self) -> usize {
+        1
+    }
+
     /// Bytes of halo data this process has sent to others so far (`None` for a single
     /// process).
     fn halo_bytes_sent(&self) -> Option<u64> {

@@ -76,6 +76,15 @@ pub struct OpsArgs {
     /// backend ignores it).
     #[arg(long = "ops-threads", env = "OPS_THREADS", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// Loops over fewer points than this run on one thread (default 8192: spreading a small
+    /// loop over threads costs more than it saves); 0 sends every loop to the thread pool.
+    /// Results do not depend on it.
+    #[arg(long = "ops-inline-points", env = "OPS_INLINE_POINTS")]
+    pub inline_points: Option<usize>,
+    /// At the end of the run, write a checksum of every dataset (interior and whole extent) to
+    /// this JSON file: two runs computed the same fields exactly when their digests are equal.
+    #[arg(long = "ops-digest", env = "OPS_DIGEST", value_name = "FILE")]
+    pub digest: Option<std::path::PathBuf>,
 }
 
 impl Default for OpsArgs {
@@ -83,6 +92,8 @@ impl Default for OpsArgs {
         OpsArgs {
             backend: BackendKind::Rayon,
             threads: None,
+            inline_points: None,
+            digest: None,
         }
     }
 }
@@ -95,6 +106,12 @@ pub struct OpsConfig {
     pub backend: BackendKind,
     /// Worker threads (`None`: the backend's default).
     pub threads: Option<usize>,
+    /// Host backends run loops over fewer points on the calling thread (`None`:
+    /// [`INLINE_POINTS`](crate::exec::INLINE_POINTS)).
+    pub inline_points: Option<usize>,
+    /// Where [`Ops::finish`](crate::Ops::finish) writes every dataset's checksum
+    /// (`--ops-digest`).
+    pub digest: Option<std::path::PathBuf>,
 }
 
 impl OpsConfig {
@@ -103,12 +120,21 @@ impl OpsConfig {
         OpsConfig {
             backend,
             threads: None,
+            inline_points: None,
+            digest: None,
         }
     }
 
     /// Sets the worker thread count.
     pub fn with_threads(mut self, threads: Option<usize>) -> Self {
         self.threads = threads;
+        self
+    }
+
+    /// Sets the size under which host backends run a loop on the calling thread (0: every
+    /// loop on the pool; tests use it to exercise the parallel path on small meshes).
+    pub fn with_inline_points(mut self, points: Option<usize>) -> Self {
+        self.inline_points = points;
         self
     }
 
@@ -128,6 +154,8 @@ impl From<&OpsArgs> for OpsConfig {
         OpsConfig {
             backend: a.backend,
             threads: a.threads,
+            inline_points: a.inline_points,
+            digest: a.digest.clone(),
         }
     }
 }

@@ -52,6 +52,11 @@ pub trait ChunkRunner: Send + Sync {
     /// Worker threads used.
     fn threads(&self) -> usize;
 
+    /// Distinct worker threads that have run chunks so far (1 for a runner without a pool).
+    fn threads_used(&self) -> usize {
+        1
+    }
+
     /// Calls `f(i, &mut bufs[i])` once for every `i in 0..bufs.len()`, in any order or
     /// concurrently, and returns when all calls have returned.
     fn run_chunks(&self, bufs: &mut [Partials], f: &(dyn Fn(usize, &mut Partials) + Sync));
@@ -78,6 +83,7 @@ impl ChunkRunner for Sequential {
 /// `partials` (whose reduction slots hold the identities on entry).
 ///
 /// `bufs` is scratch space for per-chunk partials, kept by the backend so no loop allocates.
+/// Ranges of fewer than `inline_points` points run on the calling thread (same partition).
 ///
 /// # Safety
 /// `ctx` must satisfy [`Kernel::run`]'s contract for the whole of `plan.range`: storage for every
@@ -90,13 +96,18 @@ pub unsafe fn run_host(
     partials: &mut [Scalar],
     runner: &dyn ChunkRunner,
     bufs: &mut [Partials; MAX_CHUNKS],
+    inline_points: usize,
 ) {
     let (lo, hi, dims, nargs) = (plan.range.lo, plan.range.hi, plan.dims, plan.nargs);
-    let n = chunk_count(dims, lo, hi);
+    let mut n = chunk_count(dims, lo, hi);
+    if crate::testing::mutation("thread-partition") {
+        // The fault the seq-vs-rayon tests must catch: a partition that follows the threads.
+        n = n.min(2 * runner.threads());
+    }
     if n == 0 || plan.range.is_empty() {
         return;
     }
-    let inline = plan.range.points() < INLINE_POINTS || runner.threads() <= 1;
+    let inline = plan.range.points() < inline_points || runner.threads() <= 1;
 
     if !plan.has_reductions {
         if inline {

@@ -45,6 +45,7 @@
 
 pub mod backend;
 pub mod config;
+mod digest;
 pub mod error;
 pub mod exec;
 mod handles;
@@ -52,6 +53,7 @@ pub mod kernel;
 pub mod observer;
 mod ops;
 pub mod profile;
+pub mod testing;
 mod validate;
 
 pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopPlan};

@@ -181,6 +181,11 @@ impl Ops {
         self.backend.comm().map_or(1, |c| c.size())
     }
 
+    /// Distinct threads that have run parts of loops so far (see [`Backend::threads_used`]).
+    pub fn threads_used(&self) -> usize {
+        self.backend.threads_used()
+    }
+
     /// Bytes of halo data this process has sent in a distributed run (`None` for a single
     /// process).
     pub fn halo_bytes_sent(&self) -> Option<u64> {
@@ -800,6 +805,9 @@ impl Ops {
         }
         self.finished = true;
         self.backend.synchronize()?;
+        if let Some(path) = self.config.digest.clone() {
+            crate::digest::write(self, &path)?;
+        }
         if let Some(mut obs) = self.observer.take() {
             obs.finish(self);
             let err = obs.take_error();

@@ -329,12 +329,16 @@ impl ResilienceConfig {
 }
 
 /// `OPS_INJECT_FAILURE=loop:N`: kill the process with SIGKILL when loop index N is about to
-/// run (computing normally, not replaying). Other items (`write:N`, the store's) are ignored
-/// here; several items may be separated by commas.
+/// run (computing normally, not replaying); `sigterm:N`: send the process SIGTERM there, as a
+/// batch scheduler ending the job would, and compute nothing more (the signal's handler, if
+/// any, ends the process). Other items (`write:N`, the store's) are ignored here; several items
+/// may be separated by commas.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InjectFailure {
     /// The loop index to die at.
     pub loop_index: Option<u64>,
+    /// The loop index to receive SIGTERM at.
+    pub sigterm_at: Option<u64>,
 }
 
 /// The variable read for injected failures.
@@ -346,21 +350,27 @@ impl InjectFailure {
     /// ```
     /// use ops_resilience::config::InjectFailure;
     /// assert_eq!(InjectFailure::parse("loop:42").unwrap().loop_index, Some(42));
+    /// assert_eq!(InjectFailure::parse("sigterm:7").unwrap().sigterm_at, Some(7));
     /// assert_eq!(InjectFailure::parse("write:3").unwrap().loop_index, None);
     /// assert!(InjectFailure::parse("loop:x").is_err());
     /// ```
     pub fn parse(v: &str) -> Result<InjectFailure, String> {
         let mut out = InjectFailure::default();
+        let index = |n: &str, form: &str| {
+            n.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{INJECT_VAR}=`{v}`: `{n}` is not a loop index ({form}:N)"))
+        };
         for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if let Some(n) = item.strip_prefix("loop:") {
-                out.loop_index = Some(n.trim().parse().map_err(|_| {
-                    format!("{INJECT_VAR}=`{v}`: `{n}` is not a loop index (loop:N)")
-                })?);
+                out.loop_index = Some(index(n, "loop")?);
+            } else if let Some(n) = item.strip_prefix("sigterm:") {
+                out.sigterm_at = Some(index(n, "sigterm")?);
             } else if item.starts_with("write:") {
                 // The store's.
             } else {
                 return Err(format!(
-                    "{INJECT_VAR}=`{v}`: expected loop:N or write:N, got `{item}`"
+                    "{INJECT_VAR}=`{v}`: expected loop:N, sigterm:N or write:N, got `{item}`"
                 ));
             }
         }
@@ -383,6 +393,19 @@ pub fn kill_self() -> ! {
         libc::kill(libc::getpid(), libc::SIGKILL);
     }
     // SIGKILL cannot be caught; should it not have arrived yet, do not continue.
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// Sends this process SIGTERM and computes nothing more: whoever handles the signal (the memory
+/// store writes its checkpoint and exits) ends the process; without a handler the signal's
+/// default action does.
+pub fn sigterm_self() -> ! {
+    // SAFETY: plain libc calls with valid arguments.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGTERM);
+    }
     loop {
         std::thread::sleep(Duration::from_secs(1));
     }

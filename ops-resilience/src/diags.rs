@@ -114,6 +114,10 @@ pub struct CheckpointReport {
     pub sequence: u64,
     /// Loop index the region opened before.
     pub loop_index: u64,
+    /// The loop during whose hook the checkpoint was committed (the loop count at the end of
+    /// the run if the run's end closed it): a run killed before loop N has every checkpoint
+    /// with `closed_at_loop < N` (once an asynchronous store finished writing it).
+    pub closed_at_loop: u64,
     /// Location key of that loop (or `resilient:LABEL@ITERATION`).
     pub location: String,
     /// Loops the region spanned.

@@ -25,7 +25,7 @@ use ops_core::{
 };
 
 use crate::boxes::{BoxList, Bx};
-use crate::config::{kill_self, Interval, ResilienceConfig};
+use crate::config::{kill_self, sigterm_self, Interval, ResilienceConfig};
 use crate::diags::{
     human_bytes, Candidate, CheckpointReport, Decision, RejectedReport, Report, RestoreFile,
     RestoreReport, SavedReport,
@@ -200,6 +200,8 @@ pub struct Resilience {
     ff_gap: u64,
     /// Warned about a second `fast_forward` call site.
     ff_warned: bool,
+    /// The program ended (in [`LoopObserver::finish`]).
+    finishing: bool,
 }
 
 fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
@@ -361,6 +363,7 @@ impl Resilience {
             ff_last: None,
             ff_gap: 0,
             ff_warned: false,
+            finishing: false,
             cfg,
         }
     }
@@ -1771,6 +1774,7 @@ impl Resilience {
         let mut rep = CheckpointReport {
             sequence: open.sequence,
             loop_index: open.loop_index,
+            closed_at_loop: self.closing_loop(),
             location: open.location.clone(),
             region_loops: open.region.loops,
             bytes,
@@ -1804,6 +1808,16 @@ impl Resilience {
             eprint!("{}", Report::checkpoint_text(&rep, self.cfg.diags));
         }
         self.report.checkpoints.push(rep);
+    }
+
+    /// The loop during whose hook a checkpoint closing now is committed: the loop about to run
+    /// (its index was counted on entry), or the number of loops at the end of the run.
+    fn closing_loop(&self) -> u64 {
+        if self.finishing {
+            self.index
+        } else {
+            self.index.saturating_sub(1)
+        }
     }
 
     /// Distributed runs, at every checkpoint's close on every process: sends this process's
@@ -2232,6 +2246,13 @@ impl Resilience {
             );
             kill_self();
         }
+        if self.cfg.inject.sigterm_at == Some(index) {
+            eprintln!(
+                "ops-resilience: OPS_INJECT_FAILURE=sigterm:{index}: SIGTERM before loop `{}`",
+                plan.name
+            );
+            sigterm_self();
+        }
         self.sync(ops);
         self.locs.forget_on_new = self.target == Target::Learn;
         let known = self.locs.locs.len();
@@ -2437,6 +2458,7 @@ impl LoopObserver for Resilience {
     }
 
     fn finish(&mut self, ops: &mut Ops) {
+        self.finishing = true;
         if let Mode::Replay(r) = &self.mode {
             let msg = format!(
                 "restart diverged: the program ended after {} loops, before the checkpoint's \

@@ -93,7 +93,8 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
     let mut r = Resilience::new(cfg.clone(), Some(stores.own));
     r.set_distribution(rank, ranks, stores.partner);
     r.set_next_sequence(highest.into_iter().max().unwrap_or(0) + 1);
-    if cfg.restart {
+    // The restore disabled on purpose, to prove the restart tests notice (ops_core::testing).
+    if cfg.restart && !ops_core::testing::mutation("skip-restore") {
         let restart = |e: String| err(format!("--ops-restart: {e}"));
         let distributed = ranks > 1
             || layout

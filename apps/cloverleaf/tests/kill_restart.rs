@@ -1,13 +1,13 @@
-//! Automatic checkpointing, judged end to end: CloverLeaf is killed (SIGKILL at random loop
-//! indices, SIGKILL in the middle of a checkpoint write, SIGTERM in memory mode), restarted with
-//! `--ops-restart`, and its `--summary-json` must be bitwise identical to an uninterrupted run's
-//! (the judgement is `ops_testkit::restart`, shared with TeaLeaf).
+//! Automatic checkpointing, judged end to end: CloverLeaf is killed (SIGKILL at loop indices
+//! spread over the run, SIGKILL in the middle of a checkpoint write, SIGTERM in memory mode),
+//! restarted with `--ops-restart`, and must restore the newest complete checkpoint, checkpoint
+//! on the uninterrupted run's schedule and end with bitwise the same summaries and datasets
+//! (the judgement is `ops_testkit::restart`, shared with TeaLeaf). A mutation test shows the
+//! judgements fail when the restore is disabled.
 //!
 //! The app has no checkpoint code: the `--ops-checkpoint-*` flags are its whole interface.
 
 mod common;
-
-use std::time::Duration;
 
 use ops_testkit::restart::App;
 
@@ -30,19 +30,15 @@ fn deck((cells, steps): (usize, usize)) -> String {
 
 /// A small problem with many steps: quick, yet it sees many checkpoints.
 const SMALL: (usize, usize) = (48, 40);
-/// Long enough (about a second or more) for a signal sent from outside to arrive mid-run.
-const LONG: (usize, usize) = (128, 300);
-/// Loops of the small run (about 5000 after start-up).
-const SMALL_LOOPS: u64 = 5000;
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_blocking() {
-    CLOVER.check_random_kills(&deck(SMALL), "blocking", 20, 1, SMALL_LOOPS);
+    CLOVER.check_random_kills(&deck(SMALL), "blocking", 20, 1);
 }
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_thread() {
-    CLOVER.check_random_kills(&deck(SMALL), "thread", 20, 2, SMALL_LOOPS);
+    CLOVER.check_random_kills(&deck(SMALL), "thread", 20, 2);
 }
 
 #[test]
@@ -52,8 +48,12 @@ fn sigkill_during_checkpoint_writes_then_restart_is_bitwise_identical() {
 
 #[test]
 fn sigterm_in_memory_mode_then_restart_is_bitwise_identical() {
-    let delays = [Duration::from_millis(300), Duration::from_millis(700)];
-    CLOVER.check_sigterm_in_memory_mode(&deck(LONG), &delays);
+    CLOVER.check_sigterm_in_memory_mode(&deck(SMALL), 6, 3);
+}
+
+#[test]
+fn the_judgements_fail_when_the_restore_is_disabled() {
+    CLOVER.check_judgements_catch_a_disabled_restore(&deck(SMALL), 5);
 }
 
 #[test]

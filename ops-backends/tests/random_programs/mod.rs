@@ -57,6 +57,62 @@ fn with_rows(a: Read<f64>, row: Read<f64>, b: Write<f64>) {
 /// Mesh size of every program.
 pub const N: i32 = 37;
 
+/// A runtime on `backend` with `threads` workers that sends every loop, however small, to its
+/// thread pool: this file's meshes are far below the default size for that
+/// ([`ops_core::exec::INLINE_POINTS`]), and a comparison of the inline path with itself would
+/// prove nothing about threads.
+pub fn ops_parallel(backend: BackendKind, threads: usize) -> Ops {
+    ops_from_config(
+        OpsConfig::new(backend)
+            .with_threads(Some(threads))
+            .with_inline_points(Some(0)),
+    )
+    .unwrap()
+}
+
+/// The seq-vs-rayon property on `cases` random programs drawn from the fixed `seed`: every
+/// dataset and reduction result of `seq` equals `rayon`'s with 1, 2 and 3 threads, bitwise.
+/// Returns the most threads any rayon runtime used for a program (the property says nothing
+/// unless loops really ran on several threads), or the smallest failing program (shrunk).
+pub fn seq_rayon_property(
+    cases: u32,
+    seed: u64,
+) -> Result<usize, proptest::test_runner::TestError<(Vec<Step>, Vec<f64>)>> {
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let config = Config {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let most_threads = AtomicUsize::new(0);
+    let strategy = (
+        prop::collection::vec(step(), 1..14),
+        prop::collection::vec(-1.0..1.0f64, (N * N) as usize),
+    );
+    TestRunner::new(config).run(&strategy, |(program, seed)| {
+        let reference = run(&program, &seed, ops_parallel(BackendKind::Seq, 1));
+        for threads in [1, 2, 3] {
+            let mut ops = ops_parallel(BackendKind::Rayon, threads);
+            let got = run_on(&program, &seed, &mut ops);
+            most_threads.fetch_max(ops.threads_used(), Ordering::Relaxed);
+            prop_assert!(
+                got.1 == reference.1,
+                "reductions differ with {} threads",
+                threads
+            );
+            prop_assert!(
+                got.0 == reference.0,
+                "datasets differ with {} threads",
+                threads
+            );
+        }
+        Ok(())
+    })?;
+    Ok(most_threads.into_inner())
+}
+
 #[derive(Clone, Debug)]
 pub enum Step {
     Weighted5 {
@@ -154,6 +210,11 @@ pub fn step() -> impl Strategy<Value = Step> {
 /// Runs `program` on `ops` and returns every dataset's bits (halos included) and every
 /// reduction result (s, lo, hi, count per `Sums` step).
 pub fn run(program: &[Step], seed: &[f64], mut ops: Ops) -> (Vec<u64>, Vec<u64>) {
+    run_on(program, seed, &mut ops)
+}
+
+/// [`run`] on a runtime the caller keeps (to ask it afterwards how many threads ran loops).
+pub fn run_on(program: &[Step], seed: &[f64], ops: &mut Ops) -> (Vec<u64>, Vec<u64>) {
     let grid = ops.block("grid", 2).unwrap();
     let n = N as usize;
     let halo = Halo::new([-2, -2], [2, 2]);

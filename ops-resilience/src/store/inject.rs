@@ -21,11 +21,11 @@ fn parse(value: Option<&std::ffi::OsStr>) -> Result<Option<u64>, String> {
     let Some(value) = value else { return Ok(None) };
     let bad = || {
         format!(
-            "{INJECT_FAILURE_VAR}={value:?}: expected write:N or loop:N (N a non-negative integer)"
+            "{INJECT_FAILURE_VAR}={value:?}: expected write:N, loop:N or sigterm:N (N a non-negative integer)"
         )
     };
     let text = value.to_str().ok_or_else(bad)?.trim();
-    if text.is_empty() || text.starts_with("loop:") {
+    if text.is_empty() || text.starts_with("loop:") || text.starts_with("sigterm:") {
         return Ok(None);
     }
     let n = text.strip_prefix("write:").ok_or_else(bad)?;
