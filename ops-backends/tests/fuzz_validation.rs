@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use ops_backends::prelude::*;
 use ops_core::kernel::{Access as A, ElemType, Param, ParamKind};
-use ops_core::{LoopAction, LoopObserver, LoopPlan};
+use ops_core::{LoopAction, LoopObserver, LoopPlan, Runtime};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -179,7 +179,7 @@ impl AnyDat {
 /// Skips every loop: validation only.
 struct SkipAll;
 impl LoopObserver for SkipAll {
-    fn before_loop(&mut self, _: &mut Ops, _: &LoopPlan<'_>) -> LoopAction {
+    fn before_loop(&mut self, _: &mut Runtime<'_>, _: &LoopPlan<'_>) -> LoopAction {
         LoopAction::Skip
     }
 }

@@ -7,7 +7,7 @@ use common::*;
 use ops_backends::prelude::*;
 use ops_backends::{RayonBackend, SeqBackend};
 use ops_core::kernel::{Access as A, ElemType, ReduceOp as R};
-use ops_core::{LoopAction, LoopObserver, LoopPlan, Query};
+use ops_core::{LoopAction, LoopObserver, LoopPlan, Query, Runtime};
 
 fn seq() -> Ops {
     ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap()
@@ -584,7 +584,7 @@ struct Recorder {
 }
 
 impl LoopObserver for Recorder {
-    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+    fn before_loop(&mut self, ops: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         let mut s = format!("loop {}", plan.name);
         for a in plan.args() {
             if let ops_core::ArgPlan::Dat(d) = a {

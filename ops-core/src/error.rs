@@ -481,5 +481,5 @@ pub enum OpsError {
     /// dataset marked read-only, or a restarted run whose queries diverge from the log it
     /// replays.
     #[error("{0}")]
-    Observer(String),
+    Observer(#[source] crate::observer::ObserverError),
 }

@@ -64,7 +64,7 @@ pub use handles::{
     StencilId,
 };
 pub use kernel::{Access, ElemType, Element, ReduceOp, Scalar};
-pub use observer::{LoopAction, LoopObserver, Query};
+pub use observer::{LoopAction, LoopObserver, ObserverError, Query, Runtime};
 pub use ops::{DatDesc, Ops};
 pub use ops_macros::kernel;
 pub use profile::LoopProfile;

@@ -17,14 +17,147 @@
 //! (`par_loop`, `reduction_result`, `fetch_*`, `set_*`, `finish`) returns that error.
 //!
 //! Observers are `Any`, so code that installed one can reach it again through
-//! [`Ops::observer_mut`] (the resilience layer's user API does this).
+//! [`Ops::observer_mut`] and [`Ops::with_observer`] (the resilience layer's user API does
+//! this).
+//!
+//! The hooks receive a [`Runtime`] rather than the plain [`Ops`]: besides everything a program
+//! may do, it can copy data in and out without anyone being told (snapshots and restores) and
+//! set reductions' running values. Only the runtime makes one, for its observer, so an
+//! application cannot change data behind the tracker's back.
 
 use std::any::Any;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
-use crate::backend::LoopPlan;
+use crate::backend::{LoopPlan, PendingBytes};
 use crate::handles::{DatId, IterRange, ReductionId};
 use crate::kernel::Scalar;
-use crate::{Ops, OpsError};
+use crate::{Ops, OpsError, Result};
+
+/// The runtime as an observer's hooks see it: [`Ops`] (through `Deref`) plus the operations that
+/// exist only for observers.
+pub struct Runtime<'a> {
+    ops: &'a mut Ops,
+}
+
+impl<'a> Runtime<'a> {
+    /// Only the runtime hands one out, to its observer.
+    pub(crate) fn new(ops: &'a mut Ops) -> Self {
+        Runtime { ops }
+    }
+
+    /// Copies the points of `range` (any box inside the dataset, halo included) of dataset
+    /// `id` into `out` as bytes (components interleaved, x fastest; `out` must have exactly the
+    /// box's size). Not reported to the observer: this is how an observer snapshots data.
+    pub fn download_bytes(&mut self, id: DatId, range: &IterRange, out: &mut [u8]) -> Result<()> {
+        self.ops.download_bytes(id, range, out)
+    }
+
+    /// Copies `bytes` (the points of `range`, components interleaved, x fastest) into dataset
+    /// `id`. Not reported to the observer: this is how an observer restores data.
+    pub fn upload_bytes(&mut self, id: DatId, range: &IterRange, bytes: &[u8]) -> Result<()> {
+        self.ops.upload_bytes(id, range, bytes)
+    }
+
+    /// Copies the points of `range`, inside this process's [owned part](Ops::owned_part), of
+    /// dataset `id` into `out` without talking to other processes: what a checkpoint saves.
+    pub fn download_owned_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+        out: &mut [u8],
+    ) -> Result<()> {
+        self.ops.download_owned_bytes(id, range, out)
+    }
+
+    /// Starts copying the points of `range` of dataset `id` to the host without waiting
+    /// ([`Backend::begin_download`](crate::Backend::begin_download)); `None` when the backend
+    /// has no transfer to overlap (use [`Runtime::download_owned_bytes`]).
+    pub fn begin_download_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+    ) -> Result<Option<PendingBytes>> {
+        self.ops.begin_download_bytes(id, range)
+    }
+
+    /// Every reduction's running value (what loops folded in since its last result), with its
+    /// name, in declaration order. A checkpoint taken between a loop and the
+    /// `reduction_result` that reads it must carry these.
+    pub fn reduction_values(&self) -> Vec<(&str, Scalar)> {
+        self.ops.reduction_values()
+    }
+
+    /// Sets the running value of the reduction declared `index`-th (restoring a checkpoint).
+    /// The value must have the reduction's type.
+    pub fn set_reduction_value(&mut self, index: usize, value: Scalar) -> Result<()> {
+        self.ops.set_reduction_value(index, value)
+    }
+}
+
+impl Deref for Runtime<'_> {
+    type Target = Ops;
+    fn deref(&self) -> &Ops {
+        self.ops
+    }
+}
+
+impl DerefMut for Runtime<'_> {
+    fn deref_mut(&mut self) -> &mut Ops {
+        self.ops
+    }
+}
+
+/// An observer's refusal ([`OpsError::Observer`]): the observer's own error, kept whole as the
+/// source, so callers can tell its kinds apart (`error.downcast_ref::<TheObserversError>()`).
+#[derive(Debug, Clone)]
+pub struct ObserverError(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl ObserverError {
+    /// Wraps the observer's error.
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ObserverError(Arc::new(e))
+    }
+
+    /// An error that is only a message.
+    pub fn msg(message: impl Into<String>) -> Self {
+        #[derive(Debug)]
+        struct Message(String);
+        impl std::fmt::Display for Message {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for Message {}
+        ObserverError::new(Message(message.into()))
+    }
+
+    /// The observer's error, if it is an `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
+    }
+}
+
+impl std::fmt::Display for ObserverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ObserverError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Two refusals are equal when they say the same.
+impl PartialEq for ObserverError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for ObserverError {}
 
 /// What to do with a loop, as decided by [`LoopObserver::before_loop`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -65,8 +198,8 @@ pub enum Query<'a> {
 pub trait LoopObserver: Any + Send {
     /// Called for every validated loop before it runs. `plan` lists each argument with its
     /// dataset id, access mode and the box it may touch (range grown by the stencil).
-    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
-        let _ = (ops, plan);
+    fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
+        let _ = (rt, plan);
         LoopAction::Run
     }
 
@@ -80,8 +213,8 @@ pub trait LoopObserver: Any + Send {
     }
 
     /// Called after a loop ran (or was skipped), with its reductions already folded in.
-    fn after_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>, action: LoopAction) {
-        let _ = (ops, plan, action);
+    fn after_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>, action: LoopAction) {
+        let _ = (rt, plan, action);
     }
 
     /// Called for every value handed to user space.
@@ -97,14 +230,14 @@ pub trait LoopObserver: Any + Send {
 
     /// Called before user data overwrites `range` of `dat` (`set_data`, `set_range`, a dataset's
     /// initial values), while the old values are still there.
-    fn before_set(&mut self, ops: &mut Ops, dat: DatId, range: &IterRange) {
-        let _ = (ops, dat, range);
+    fn before_set(&mut self, rt: &mut Runtime<'_>, dat: DatId, range: &IterRange) {
+        let _ = (rt, dat, range);
     }
 
     /// Called once when the program is done with the runtime: by [`Ops::finish`], or when the
     /// runtime is dropped without it. A checkpointing observer flushes its store here.
-    fn finish(&mut self, ops: &mut Ops) {
-        let _ = ops;
+    fn finish(&mut self, rt: &mut Runtime<'_>) {
+        let _ = rt;
     }
 
     /// Asked after every hook: an error here makes the runtime call that ran the hook fail with

@@ -13,7 +13,7 @@ use crate::handles::{
     Stencil, StencilId,
 };
 use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
-use crate::observer::{LoopAction, LoopObserver, Query};
+use crate::observer::{LoopAction, LoopObserver, Query, Runtime};
 use crate::profile::{self, LoopProfile};
 
 static NEXT_RT: AtomicU32 = AtomicU32::new(1);
@@ -210,7 +210,7 @@ impl Ops {
 
     /// Copies the points of `range`, inside this process's [owned part](Ops::owned_part), of
     /// dataset `id` into `out` without talking to other processes: what a checkpoint saves.
-    pub fn download_owned_bytes(
+    pub(crate) fn download_owned_bytes(
         &mut self,
         id: DatId,
         range: &IterRange,
@@ -223,7 +223,7 @@ impl Ops {
     /// Starts copying the points of `range` of dataset `id` to the host without waiting
     /// ([`Backend::begin_download`](crate::Backend::begin_download)); `None` when the backend
     /// has no transfer to overlap (use [`Ops::download_owned_bytes`]).
-    pub fn begin_download_bytes(
+    pub(crate) fn begin_download_bytes(
         &mut self,
         id: DatId,
         range: &IterRange,
@@ -610,7 +610,7 @@ impl Ops {
     /// Every reduction's running value (what loops folded in since its last result), with its
     /// name, in declaration order. A checkpoint taken between a loop and the
     /// `reduction_result` that reads it must carry these.
-    pub fn reduction_values(&self) -> Vec<(&str, Scalar)> {
+    pub(crate) fn reduction_values(&self) -> Vec<(&str, Scalar)> {
         self.reductions
             .iter()
             .map(|r| (r.name.as_str(), r.value))
@@ -619,7 +619,7 @@ impl Ops {
 
     /// Sets the running value of the reduction declared `index`-th (restoring a checkpoint).
     /// The value must have the reduction's type.
-    pub fn set_reduction_value(&mut self, index: usize, value: Scalar) -> Result<()> {
+    pub(crate) fn set_reduction_value(&mut self, index: usize, value: Scalar) -> Result<()> {
         let r = self
             .reductions
             .get_mut(index)
@@ -677,7 +677,7 @@ impl Ops {
             });
         }
         if let Some(mut obs) = self.observer.take() {
-            obs.before_set(self, dat.id, &range);
+            obs.before_set(&mut Runtime::new(self), dat.id, &range);
             let err = obs.take_error();
             self.restore_observer(obs);
             if let Some(e) = err {
@@ -788,6 +788,36 @@ impl Ops {
         any.downcast_mut::<T>()
     }
 
+    /// Runs `f` with the installed observer, if it is a `T`, and the [`Runtime`] its hooks get
+    /// (the observer is out of the runtime meanwhile): how an observer's own user API (such as
+    /// the resilience layer's `ops.resilient(...)`) reaches the runtime's observer-only
+    /// operations. `None` when no `T` is installed.
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # use ops_core::LoopObserver;
+    /// struct Counter(u32);
+    /// impl LoopObserver for Counter {}
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// ops.set_observer(Some(Box::new(Counter(7))));
+    /// let n = ops.with_observer(|c: &mut Counter, rt| (c.0, rt.reduction_values().len()));
+    /// assert_eq!(n, Some((7, 0)));
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    pub fn with_observer<T: LoopObserver, R>(
+        &mut self,
+        f: impl FnOnce(&mut T, &mut Runtime<'_>) -> R,
+    ) -> Option<R> {
+        self.observer_mut::<T>()?;
+        let mut obs = self.observer.take()?;
+        let any: &mut dyn std::any::Any = &mut *obs;
+        let out = any
+            .downcast_mut::<T>()
+            .map(|t| f(t, &mut Runtime::new(self)));
+        self.restore_observer(obs);
+        out
+    }
+
     /// Puts back an observer taken out for a hook, unless the hook installed another one.
     fn restore_observer(&mut self, obs: Box<dyn LoopObserver>) {
         if self.observer.is_none() {
@@ -809,7 +839,7 @@ impl Ops {
             crate::digest::write(self, &path)?;
         }
         if let Some(mut obs) = self.observer.take() {
-            obs.finish(self);
+            obs.finish(&mut Runtime::new(self));
             let err = obs.take_error();
             self.restore_observer(obs);
             if let Some(e) = err {
@@ -860,14 +890,24 @@ impl Ops {
     /// `id` into `out` as bytes (components interleaved, x fastest; `out` must have exactly the
     /// box's size). Untyped and not reported to the observer: this is how an observer snapshots
     /// data.
-    pub fn download_bytes(&mut self, id: DatId, range: &IterRange, out: &mut [u8]) -> Result<()> {
+    pub(crate) fn download_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+        out: &mut [u8],
+    ) -> Result<()> {
         let layout = self.raw_io_check(id, range, out.len())?;
         self.backend.download(id, &layout, range, out)
     }
 
     /// Copies `bytes` (the points of `range`, components interleaved, x fastest) into dataset
     /// `id`. Untyped and not reported to the observer: this is how an observer restores data.
-    pub fn upload_bytes(&mut self, id: DatId, range: &IterRange, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn upload_bytes(
+        &mut self,
+        id: DatId,
+        range: &IterRange,
+        bytes: &[u8],
+    ) -> Result<()> {
         let layout = self.raw_io_check(id, range, bytes.len())?;
         self.backend.upload(id, &layout, range, bytes)
     }
@@ -1028,7 +1068,7 @@ impl Ops {
         let mut observer = self.observer.take();
         let action = match observer.as_mut() {
             Some(o) => {
-                let a = o.before_loop(self, plan);
+                let a = o.before_loop(&mut Runtime::new(self), plan);
                 if let Some(e) = o.take_error() {
                     if self.observer.is_none() {
                         self.observer = observer;
@@ -1045,7 +1085,7 @@ impl Ops {
             Ok(())
         };
         if let Some(o) = observer.as_mut() {
-            o.after_loop(self, plan, action);
+            o.after_loop(&mut Runtime::new(self), plan, action);
         }
         // The hook may have installed another observer; the one that was running wins.
         if observer.is_some() {

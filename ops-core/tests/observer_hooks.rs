@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex};
 
 use ops_backends::prelude::*;
-use ops_core::{ArgPlan, DatId, IterRange, LoopAction, LoopObserver, LoopPlan};
+use ops_core::{
+    ArgPlan, DatId, IterRange, LoopAction, LoopObserver, LoopPlan, ObserverError, Runtime,
+};
 
 #[kernel]
 fn fill(idx: Idx, out: Write<f64>) {
@@ -38,7 +40,7 @@ impl Rec {
 }
 
 impl LoopObserver for Rec {
-    fn before_loop(&mut self, ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+    fn before_loop(&mut self, ops: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         let mut flags = Vec::new();
         for a in plan.args() {
             if let ArgPlan::Dat(d) = a {
@@ -58,11 +60,14 @@ impl LoopObserver for Rec {
             flags.join(" ")
         ));
         if self.refuse_loop.as_deref() == Some(plan.name) {
-            self.pending = Some(OpsError::Observer(format!("refused `{}`", plan.name)));
+            self.pending = Some(OpsError::Observer(ObserverError::msg(format!(
+                "refused `{}`",
+                plan.name
+            ))));
         }
         LoopAction::Run
     }
-    fn before_set(&mut self, ops: &mut Ops, dat: DatId, range: &IterRange) {
+    fn before_set(&mut self, ops: &mut Runtime<'_>, dat: DatId, range: &IterRange) {
         // The old values are still there: read them untyped.
         let l = ops.dat_desc(dat).unwrap().layout;
         let mut old = vec![0u8; range.points() * l.components * l.ty.size()];
@@ -73,7 +78,7 @@ impl LoopObserver for Rec {
     fn on_set(&mut self, _dat: DatId, range: &IterRange) {
         self.push(format!("on_set {range}"));
     }
-    fn finish(&mut self, ops: &mut Ops) {
+    fn finish(&mut self, ops: &mut Runtime<'_>) {
         self.push(format!("finish with {} dats", ops.dat_count()));
     }
     fn take_error(&mut self) -> Option<OpsError> {
@@ -169,7 +174,7 @@ fn an_observer_error_fails_the_call_and_the_loop_does_not_run() {
             &[Arg::idx(), a.arg(&pt, Write)],
         )
         .unwrap_err();
-    assert_eq!(e, OpsError::Observer("refused `fill`".into()));
+    assert_eq!(e, OpsError::Observer(ObserverError::msg("refused `fill`")));
     assert_eq!(ops.fetch_data(&a).unwrap(), vec![0.0; 16]);
     // The observer is still installed and reachable by type.
     assert_eq!(ops.observer_mut::<Rec>().map(|r| r.tag), Some(7));
@@ -198,20 +203,28 @@ fn untyped_access_by_id() {
     assert_eq!((d.name, d.block_name, d.live), ("a", "grid", true));
     let r: IterRange = [-1..1, 4..5].into();
     let mut out = vec![0u8; 2 * 8];
-    ops.download_bytes(id, &r, &mut out).unwrap();
+    // Raw copies are the observer's: they go through the runtime it is handed.
+    ops.with_observer(|_: &mut Rec, rt| rt.download_bytes(id, &r, &mut out))
+        .unwrap()
+        .unwrap();
     let v: Vec<f64> = out
         .chunks(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
         .collect();
     assert_eq!(v, vec![-10.0 + 4.0, 4.0]);
     let bytes: Vec<u8> = [5.0f64, 6.0].iter().flat_map(|x| x.to_le_bytes()).collect();
-    ops.upload_bytes(id, &r, &bytes).unwrap();
+    ops.with_observer(|_: &mut Rec, rt| rt.upload_bytes(id, &r, &bytes))
+        .unwrap()
+        .unwrap();
     assert_eq!(ops.fetch_range(&a, [-1..1, 4..5]).unwrap(), vec![5.0, 6.0]);
     // Wrong sizes and boxes outside the extent are errors, not panics.
-    assert!(ops.download_bytes(id, &r, &mut [0u8; 3]).is_err());
-    assert!(ops
-        .upload_bytes(id, &[-2..1, 4..5].into(), &[0u8; 24])
-        .is_err());
+    ops.with_observer(|_: &mut Rec, rt| {
+        assert!(rt.download_bytes(id, &r, &mut [0u8; 3]).is_err());
+        assert!(rt
+            .upload_bytes(id, &[-2..1, 4..5].into(), &[0u8; 24])
+            .is_err());
+    })
+    .unwrap();
 }
 
 struct SkipFirst {
@@ -227,7 +240,7 @@ impl LoopObserver for SkipFirst {
         }
         false
     }
-    fn before_loop(&mut self, _ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+    fn before_loop(&mut self, _ops: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         self.seen.lock().unwrap().events.push(plan.name.to_string());
         LoopAction::Run
     }

@@ -46,14 +46,15 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
-/// One candidate location of the learning phase.
+/// One candidate location: a loop boundary that occurs once per pass of the outer iteration,
+/// with what a checkpoint opening there saves.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Candidate {
     /// `name@file:line:col`.
     pub location: String,
     /// Occurrences when the location was chosen.
     pub occurrences: u64,
-    /// Dry regions measured.
+    /// Passes measured.
     pub samples: usize,
     /// Smallest bytes a checkpoint entered here would save.
     pub bytes_min: u64,
@@ -68,6 +69,12 @@ pub struct Candidate {
 pub struct LocationReport {
     /// The location (`None` until chosen).
     pub chosen: Option<String>,
+    /// The loop that anchors the outer iteration (a pass runs from one occurrence of it to
+    /// the next), once found.
+    pub anchor: Option<String>,
+    /// What a checkpoint at the chosen location saves: the largest measurement (the
+    /// candidate table's figure).
+    pub bytes: Option<u64>,
     /// Why.
     pub reason: String,
     /// At which loop index it was (last) chosen.
@@ -120,6 +127,9 @@ pub struct CheckpointReport {
     pub closed_at_loop: u64,
     /// Location key of that loop (or `resilient:LABEL@ITERATION`).
     pub location: String,
+    /// Taken before the location was decided (asked for by the program or by time), at the
+    /// best boundary known then.
+    pub provisional: bool,
     /// Loops the region spanned.
     pub region_loops: u64,
     /// Bytes of dataset data saved.

@@ -4,27 +4,17 @@
 //! installed, so programs can call them unconditionally: without checkpoint flags nothing is
 //! installed and nothing is tracked.
 
-use std::any::Any;
-
-use ops_core::{Dat, DatId, Element, LoopObserver, Ops, OpsError};
+use ops_core::{Dat, DatId, Element, Ops, OpsError, Runtime};
 
 use crate::engine::{Enter, Resilience};
 
-/// Runs `f` with the resilience observer taken out of `ops` (so both can be used), then puts it
-/// back. `None` when no resilience observer is installed.
+/// Runs `f` with the resilience observer and the runtime its hooks get (so both can be used).
+/// `None` when no resilience observer is installed.
 pub fn with_resilience<R>(
     ops: &mut Ops,
-    f: impl FnOnce(&mut Resilience, &mut Ops) -> R,
+    f: impl FnOnce(&mut Resilience, &mut Runtime<'_>) -> R,
 ) -> Option<R> {
-    ops.observer_mut::<Resilience>()?;
-    let obs: Box<dyn LoopObserver> = ops.set_observer(None)?;
-    let any: Box<dyn Any> = obs;
-    let mut r = any.downcast::<Resilience>().ok()?;
-    let out = f(&mut r, ops);
-    if !ops.has_observer() {
-        ops.set_observer(Some(r));
-    }
-    Some(out)
+    ops.with_observer(f)
 }
 
 /// Resilience hints and views, as methods on [`Ops`]: `use ops_resilience::ResilienceExt;` (or
@@ -177,7 +167,7 @@ impl ResilienceExt for Ops {
         match with_resilience(self, |r, ops| r.fast_forward(ops, &key, payload)) {
             None => Ok(None),
             Some(Ok(p)) => Ok(p),
-            Some(Err(e)) => Err(OpsError::Observer(format!("ops-resilience: {e}"))),
+            Some(Err(e)) => Err(e.into()),
         }
     }
 
@@ -233,7 +223,7 @@ impl ResilienceExt for Ops {
                     if let Some(r) = self.resilience() {
                         r.resilient_abort();
                     }
-                    return Err(OpsError::Observer(format!("ops-resilience: {e}")).into());
+                    return Err(OpsError::from(e).into());
                 }
             }
             Enter::Run => {}

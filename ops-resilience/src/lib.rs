@@ -39,7 +39,9 @@ pub mod collective;
 pub mod config;
 pub mod diags;
 pub mod engine;
+pub mod error;
 pub mod ext;
+pub mod learn;
 pub mod location;
 pub mod meta;
 pub mod pool;
@@ -49,6 +51,7 @@ pub mod track;
 
 pub use config::{InjectFailure, Interval, ResilienceArgs, ResilienceConfig};
 pub use engine::{Enter, Resilience};
+pub use error::ResilienceError;
 pub use ext::{with_resilience, ResilienceExt};
 
 use ops_core::{Ops, OpsError};
@@ -105,14 +108,15 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
             if let Some(w) = warning {
                 r.warn_from_rank0(w);
             }
-            r.restart_with_search(search).map_err(restart)?;
+            r.restart_with_search(search)
+                .map_err(|e| restart(e.to_string()))?;
         } else {
             let found = r
                 .store()
                 .expect("a directory means a store")
                 .find_latest()
                 .map_err(|e| restart(e.to_string()))?;
-            r.restart_with(found).map_err(restart)?;
+            r.restart_with(found).map_err(|e| restart(e.to_string()))?;
         }
     }
     ops.set_observer(Some(Box::new(r)));

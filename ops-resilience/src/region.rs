@@ -25,12 +25,14 @@
 //! A *dry* region (the location statistics) runs the same steps without copying and only
 //! counts the bytes it would save.
 
+use serde::{Deserialize, Serialize};
+
 use crate::boxes::{BoxList, Bx};
 use crate::store::SavedRegion;
 use crate::track::{Footprint, MAX_BOXES};
 
 /// What an entry is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntryKind {
     /// Points that must be saved unless overwritten first.
     Save,
@@ -38,8 +40,8 @@ pub enum EntryKind {
     Recompute,
 }
 
-/// One dataset's state in a region.
-#[derive(Clone, Debug)]
+/// One dataset's state in a region. (Serialised only for dry regions, which hold no copies.)
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Entry {
     /// Dataset index.
     pub dat: u32,
@@ -54,6 +56,7 @@ pub struct Entry {
     /// Target points read first and then overwritten (snapshotted before the write).
     pub snapped: BoxList,
     /// The copies of `snapped` (real save entries only), then of the rest at close.
+    #[serde(skip)]
     pub saved: Vec<SavedRegion>,
     /// Bytes per point.
     pub point_bytes: u64,
@@ -72,7 +75,7 @@ impl Entry {
 const NONE: u32 = u32::MAX;
 
 /// A checkpoint region, real or dry.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Region {
     /// Index of the loop the region opened before.
     pub start: u64,

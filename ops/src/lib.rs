@@ -86,15 +86,39 @@ pub fn ops_from_args(args: &OpsArgs) -> Result<Ops> {
 /// [`ops_from_args`] from configurations built in code. (`ops_from_config`, from the
 /// backends, builds a runtime without resilience.)
 pub fn ops_with_resilience(config: OpsConfig, resilience: &ResilienceConfig) -> Result<Ops> {
+    print_diagnostics();
     let mut ops = ops_backends::ops_from_config(config)?;
     ops_resilience::install(&mut ops, resilience)?;
     Ok(ops)
 }
 
+/// Prints the runtime's diagnostics on stderr, each message as it is: the `tracing` events of
+/// the `ops` crates (checkpoint lines at `--ops-diags N`, restores, warnings). Does nothing if
+/// the program installed a `tracing` subscriber of its own (it then receives them instead).
+/// [`ops_from_args`] calls it.
+pub fn print_diagnostics() {
+    use tracing_subscriber::layer::{Layer, SubscriberExt};
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let fmt = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .without_time()
+            .with_level(false)
+            .with_target(false)
+            .with_ansi(false);
+        let only_ops = tracing_subscriber::filter::filter_fn(|m| {
+            m.target().starts_with("ops") && *m.level() <= tracing::Level::INFO
+        });
+        let subscriber = tracing_subscriber::registry().with(fmt.with_filter(only_ops));
+        // An error means another subscriber was installed first: that one gets the events.
+        let _ = tracing::subscriber::set_global_default(subscriber);
+    });
+}
+
 /// Everything an application needs: the EDSL, the backends, [`OpsArgs`], [`ops_from_args`] and
 /// the resilience methods on `Ops` ([`ResilienceExt`](ops_resilience::ResilienceExt)).
 pub mod prelude {
-    pub use crate::{ops_from_args, ops_with_resilience, OpsArgs};
+    pub use crate::{ops_from_args, ops_with_resilience, print_diagnostics, OpsArgs};
     pub use ops_backends::prelude::*;
     pub use ops_core::DatId;
     pub use ops_resilience::prelude::*;

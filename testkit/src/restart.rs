@@ -357,14 +357,20 @@ impl App {
                 killed.status, killed.stderr
             ));
         }
-        // The checkpoints complete when the run died, newest last.
-        let candidates: Vec<Scheduled> = match inj {
-            Injection::Write(n) => base
-                .schedule
-                .iter()
-                .filter(|c| c.sequence < n)
-                .copied()
-                .collect(),
+        // The checkpoints that may be the newest complete one when the run died, newest last,
+        // and whether none may be complete.
+        let (candidates, none_ok): (Vec<Scheduled>, bool) = match inj {
+            Injection::Write(n) => {
+                let before: Vec<Scheduled> = base
+                    .schedule
+                    .iter()
+                    .filter(|c| c.sequence < n)
+                    .copied()
+                    .collect();
+                // Only the checkpoint before the killed one.
+                let last = before.last().copied();
+                (last.into_iter().collect(), before.is_empty())
+            }
             Injection::Loop(k) | Injection::SigTerm(k) => {
                 let closed: Vec<Scheduled> = base
                     .schedule
@@ -374,7 +380,8 @@ impl App {
                     .collect();
                 // A writer thread may still have been writing the newest two.
                 let behind = if mode == "thread" { 2 } else { 0 };
-                closed[closed.len().saturating_sub(1 + behind)..].to_vec()
+                let from = closed.len().saturating_sub(1 + behind);
+                (closed[from..].to_vec(), closed.len() <= behind)
             }
         };
         let restart = self.complete(&s, self.command(&s, Some(mode), true, env), &what)?;
@@ -383,12 +390,9 @@ impl App {
             .as_ref()
             .ok_or_else(|| format!("{what}: the restarted run wrote no diagnostics"))?;
         let got = restored(diags).map_err(|e| format!("{what}: {e}"))?;
-        let expected_newest = match inj {
-            Injection::Write(n) => base.schedule.iter().rev().find(|c| c.sequence < n),
-            _ => candidates.last(),
-        };
+        let expected_newest = candidates.last();
         match (got, expected_newest) {
-            (None, None) => {
+            (None, _) if none_ok => {
                 if !restart.stderr.contains("no complete checkpoint") {
                     return Err(format!(
                         "{what}: the restart started afresh without saying so\n{}",
@@ -396,11 +400,11 @@ impl App {
                     ));
                 }
             }
-            (None, Some(c)) => {
+            (None, newest) => {
                 return Err(format!(
-                    "{what}: the restart started afresh, but checkpoint {} (loop {}) was \
-                     complete\n{}",
-                    c.sequence, c.loop_index, restart.stderr
+                    "{what}: the restart started afresh, but checkpoint {:?} was complete\n{}",
+                    newest.map(|c| (c.sequence, c.loop_index)),
+                    restart.stderr
                 ))
             }
             (Some((seq, at)), _) => {

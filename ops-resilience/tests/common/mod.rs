@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ops_backends::prelude::*;
-use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, Query};
+use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, Query, Runtime};
 use ops_resilience::boxes::Bx;
 use ops_resilience::store::{
     Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError,
@@ -105,7 +105,7 @@ pub enum Ev {
 pub struct Trace(pub Arc<Mutex<Vec<Ev>>>);
 
 impl LoopObserver for Trace {
-    fn before_loop(&mut self, _ops: &mut Ops, plan: &LoopPlan<'_>) -> LoopAction {
+    fn before_loop(&mut self, _ops: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         let mut fp = Footprint::default();
         fp.fill(plan);
         self.0.lock().unwrap().push(Ev::Loop(fp));
@@ -119,7 +119,7 @@ impl LoopObserver for Trace {
                 .push(Ev::Read(dat.index() as u32, Bx::from_range(range)));
         }
     }
-    fn before_set(&mut self, _ops: &mut Ops, dat: DatId, range: &IterRange) {
+    fn before_set(&mut self, _ops: &mut Runtime<'_>, dat: DatId, range: &IterRange) {
         self.0
             .lock()
             .unwrap()
@@ -665,17 +665,16 @@ impl World {
         Ok(())
     }
 
-    /// Every dataset's bytes, halo included (read without the observer).
+    /// Every dataset's bytes, halo included (after the program: what the fetch adds to the
+    /// log is never replayed).
     pub fn outcome(&mut self) -> Outcome {
         let dats = self
             .d
             .iter()
             .map(|d| {
-                let l = self.ops.dat_layout(d).unwrap();
-                let r = l.extent();
-                let mut out = vec![0u8; l.bytes()];
-                self.ops.download_bytes(d.id(), &r, &mut out).unwrap();
-                out
+                let r = self.ops.dat_layout(d).unwrap().extent();
+                let v = self.ops.fetch_range(d, r).unwrap();
+                v.iter().flat_map(|x| x.to_le_bytes()).collect()
             })
             .collect();
         Outcome {

@@ -1,0 +1,90 @@
+//! [`Phase`]: what the engine is doing with the program right now. Exactly one phase at a time;
+//! every other piece of state is about recording ([`Tracker`](super::record::Tracker)),
+//! learning ([`Learner`](crate::learn::Learner)) or checkpointing, and means the same in every
+//! phase.
+
+use crate::meta::CkptMeta;
+use crate::store::Checkpoint;
+
+/// A restart replaying towards its checkpoint.
+pub(crate) struct Replay {
+    /// The checkpoint.
+    pub ck: Checkpoint,
+    /// Its tracker metadata.
+    pub meta: CkptMeta,
+    /// The application's fast-forward payload stored with it.
+    pub user_payload: Vec<u8>,
+    /// The loop index the checkpoint was taken at.
+    pub k: u64,
+    /// Next entry of `meta.replay` (loops re-executed to recompute pure data).
+    pub exec_cursor: usize,
+    /// Next logged value to hand to the program.
+    pub q_cursor: usize,
+    /// Loops re-executed so far.
+    pub executed: u64,
+    /// Loops skipped so far.
+    pub skipped: u64,
+}
+
+impl Replay {
+    /// A replay towards `ck`.
+    pub fn new(ck: Checkpoint, meta: CkptMeta, user_payload: Vec<u8>) -> Box<Replay> {
+        Box::new(Replay {
+            k: ck.meta.loop_index,
+            ck,
+            meta,
+            user_payload,
+            exec_cursor: 0,
+            q_cursor: 0,
+            executed: 0,
+            skipped: 0,
+        })
+    }
+
+    /// True when loop `index` (below the checkpoint's) is one a replay re-executes.
+    pub fn reexecutes(&mut self, index: u64) -> bool {
+        let ex = &self.meta.replay;
+        while self.exec_cursor < ex.len() && ex[self.exec_cursor] < index {
+            self.exec_cursor += 1;
+        }
+        ex.get(self.exec_cursor) == Some(&index)
+    }
+}
+
+/// A restart waiting for the resilient region its checkpoint was taken in.
+pub(crate) struct ResilientWait {
+    /// The checkpoint.
+    pub ck: Checkpoint,
+    /// Its tracker metadata.
+    pub meta: CkptMeta,
+    /// The region's label.
+    pub label: String,
+    /// The iteration after which it was taken.
+    pub iteration: u64,
+}
+
+/// What the engine is doing.
+pub(crate) enum Phase {
+    /// Tracking, learning and checkpointing a running program.
+    Normal,
+    /// Replaying towards a checkpoint: loops are skipped (or re-executed to recompute pure
+    /// data), values come from the log.
+    Replay(Box<Replay>),
+    /// Waiting for a resilient region's iteration to restore its checkpoint.
+    ResilientWait(Box<ResilientWait>),
+    /// Restarting from a fast-forward checkpoint: loops run normally (start-up) until the
+    /// first `fast_forward` call, which restores the checkpoint.
+    FastForward(Box<Replay>),
+}
+
+impl Phase {
+    /// True while replaying towards a checkpoint.
+    pub fn replaying(&self) -> bool {
+        matches!(self, Phase::Replay(_))
+    }
+
+    /// True in normal operation.
+    pub fn normal(&self) -> bool {
+        matches!(self, Phase::Normal)
+    }
+}

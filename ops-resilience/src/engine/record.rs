@@ -1,0 +1,356 @@
+//! [`Tracker`]: what the engine records of the program as it runs, whatever phase it is in:
+//! every dataset's written, impure and pure points ([`DatTrack`]), the loop locations
+//! ([`LocTable`]), the pure history a restart re-executes, and the log of values handed to the
+//! program.
+
+use std::collections::HashSet;
+
+use ops_core::{DatId, Ops};
+
+use crate::boxes::Bx;
+use crate::error::ResilienceError;
+use crate::learn::Measure;
+use crate::location::LocTable;
+use crate::meta::DatState;
+use crate::region::{EntryKind, Region};
+use crate::store::LoggedQuery;
+use crate::track::{DatTrack, FastState, Footprint, HistEntry, MAX_HISTORY, MAX_INIT_HISTORY};
+
+/// The program as the tracker knows it.
+#[derive(Default)]
+pub(crate) struct Tracker {
+    /// Per dataset, in declaration order.
+    pub dats: Vec<DatTrack>,
+    /// The runtime's ids of `dats`.
+    pub ids: Vec<DatId>,
+    /// Every loop location.
+    pub locs: LocTable,
+    /// `(location, dataset)` pairs that have written: their next writes are impure.
+    pub seen: HashSet<(u32, u32), FastState>,
+    /// Whether loop writes can still be pure.
+    pub pure_writes: bool,
+    /// Loops (and sets) whose writes were pure: what a restart re-executes from.
+    pub history: Vec<HistEntry>,
+    /// Everything until `end_of_init`, while it may still be called.
+    init_history: Option<Vec<HistEntry>>,
+    /// Values handed to the program, in order.
+    pub queries: Vec<LoggedQuery>,
+    /// An explicit dataset list restricts checkpoints (`checkpoint_datasets`).
+    pub list_set: bool,
+}
+
+impl Tracker {
+    /// A tracker that has seen nothing.
+    pub fn new() -> Tracker {
+        Tracker {
+            pure_writes: true,
+            init_history: Some(Vec::new()),
+            ..Tracker::default()
+        }
+    }
+
+    /// Learns about datasets declared since the last call.
+    pub fn sync(&mut self, ops: &Ops) {
+        let n = ops.dat_count();
+        while self.dats.len() < n {
+            let i = self.dats.len();
+            let id = ops.dat_id(i).expect("index below dat_count");
+            let d = ops.dat_desc(id).expect("valid id");
+            self.dats.push(DatTrack::new(
+                format!("{}/{}", d.block_name, d.name),
+                d.layout,
+                d.live,
+            ));
+            self.ids.push(id);
+        }
+    }
+
+    /// Refreshes which datasets are still allocated (before regions pick their targets).
+    pub fn refresh_live(&mut self, ops: &Ops) {
+        for (i, d) in self.dats.iter_mut().enumerate() {
+            if d.live {
+                d.live = ops.dat_desc(self.ids[i]).map(|x| x.live).unwrap_or(false);
+            }
+        }
+    }
+
+    /// Records a loop's writes (after the regions saw the loop). During start-up (until some
+    /// location recurs with other loops in between) a location may write a dataset several
+    /// times and stay recomputable (one start-up loop run back to back per initial state);
+    /// afterwards only a location's first write is.
+    pub fn update(&mut self, loc: u32, index: u64, fp: &Footprint, in_closure: bool) {
+        if fp.writes.is_empty() {
+            return;
+        }
+        let reads_pure = fp
+            .reads
+            .iter()
+            .all(|(d, b)| !self.dats[*d as usize].impure.overlaps(b));
+        let start_up = self.locs.first_pass_recur.is_none();
+        let mut any_pure = false;
+        for (d, w) in &fp.writes {
+            let first = self.seen.insert((loc, *d));
+            let pure = self.pure_writes && reads_pure && (first || start_up);
+            self.dats[*d as usize].write(w, pure, in_closure, index);
+            any_pure |= pure;
+        }
+        if any_pure {
+            self.history.push(HistEntry::Loop {
+                index,
+                fp: fp.clone(),
+            });
+            if self.history.len() >= MAX_HISTORY {
+                self.pure_writes = false;
+            }
+        }
+        if let Some(h) = self.init_history.as_mut() {
+            h.push(HistEntry::Loop {
+                index,
+                fp: fp.clone(),
+            });
+            if h.len() > MAX_INIT_HISTORY {
+                self.init_history = None;
+            }
+        }
+    }
+
+    /// Records that the program set `b` of dataset `dat` (a replay repeats it).
+    pub fn on_set(&mut self, dat: usize, b: Bx) {
+        if let Some(t) = self.dats.get_mut(dat) {
+            t.set(&b);
+        }
+        let e = HistEntry::Set {
+            dat: dat as u32,
+            bx: b,
+        };
+        if self.pure_writes {
+            self.history.push(e.clone());
+        }
+        if let Some(h) = self.init_history.as_mut() {
+            h.push(e);
+        }
+    }
+
+    /// End of initialisation: every point loops wrote so far is recomputed at restore (by
+    /// re-executing the loops that produced it) rather than saved, and no later loop write is
+    /// recomputable. `false` when it came too late (the history was dropped).
+    pub fn end_of_init(&mut self) -> bool {
+        let done = match self.init_history.take() {
+            Some(h) => {
+                self.history = h;
+                for d in &mut self.dats {
+                    let imp = std::mem::take(&mut d.impure);
+                    d.pure.add_list(&imp);
+                    if d.pure.len() > 4 * crate::track::MAX_BOXES {
+                        // Keep it exact or keep it impure; never approximate a pure set.
+                        d.impure = d.pure.clone();
+                        d.pure.clear();
+                    }
+                }
+                true
+            }
+            None => false,
+        };
+        self.pure_writes = false;
+        done
+    }
+
+    /// Forgets the start-up history (a restored run takes its state from the checkpoint).
+    pub fn drop_init_history(&mut self) {
+        self.init_history = None;
+    }
+
+    /// True when dataset `d` may be saved (not transient, read-only or left out of a list).
+    pub fn saveable(&self, d: &DatTrack) -> bool {
+        !d.transient && !d.read_only && (!self.list_set || d.listed)
+    }
+
+    /// Adds the entries of a region: save entries for what may need saving (the impure points,
+    /// or for a resilient region what resilient regions wrote), recompute entries (real
+    /// loop-level regions) for what a replay recomputes.
+    pub fn add_targets(&self, r: &mut Region, resilient: bool, recompute: bool) {
+        for (i, d) in self.dats.iter().enumerate() {
+            if !d.live {
+                continue;
+            }
+            let pb = d.point_bytes();
+            if self.saveable(d) {
+                let target = if resilient { &d.closure } else { &d.impure };
+                r.add(i as u32, EntryKind::Save, target.clone(), pb);
+            }
+            if recompute && !resilient && !d.transient {
+                r.add(i as u32, EntryKind::Recompute, d.pure.clone(), pb);
+            }
+        }
+    }
+
+    /// Save entries dropped as the older half of an alias pair (both would save something):
+    /// `(entry, the other dataset)`.
+    pub fn alias_drops(&self, r: &Region) -> Vec<(usize, u32)> {
+        let mut out = Vec::new();
+        let save_of = |dat: u32| {
+            r.entries
+                .iter()
+                .position(|e| e.dat == dat && e.kind == EntryKind::Save)
+        };
+        for (i, d) in self.dats.iter().enumerate() {
+            let Some(b) = d.alias else { continue };
+            if (b as usize) < i {
+                continue;
+            }
+            let (Some(ea), Some(eb)) = (save_of(i as u32), save_of(b)) else {
+                continue;
+            };
+            if r.entries[ea].save_points() == 0 || r.entries[eb].save_points() == 0 {
+                continue;
+            }
+            let (la, lb) = (d.last_write, self.dats[b as usize].last_write);
+            if la >= lb {
+                out.push((eb, i as u32));
+            } else {
+                out.push((ea, b));
+            }
+        }
+        out
+    }
+
+    /// Every dataset's state, for a checkpoint.
+    pub fn dat_states(&self) -> Vec<DatState> {
+        self.dats
+            .iter()
+            .map(|d| DatState {
+                name: d.name.clone(),
+                written: d.written.clone(),
+                impure: d.impure.clone(),
+                pure: d.pure.clone(),
+                closure: d.closure.clone(),
+                last_write: d.last_write,
+            })
+            .collect()
+    }
+
+    /// Takes over the datasets' state recorded in a checkpoint.
+    pub fn restore_dats(&mut self, states: &[DatState]) -> Result<(), ResilienceError> {
+        for (i, ds) in states.iter().enumerate() {
+            let Some(d) = self.dats.get_mut(i) else {
+                return Err(ResilienceError::Mismatch(format!(
+                    "the checkpoint knows dataset `{}` (declared {}th), which this run has not \
+                     declared by the checkpoint's loop",
+                    ds.name,
+                    i + 1
+                )));
+            };
+            if d.name != ds.name {
+                return Err(ResilienceError::Mismatch(format!(
+                    "dataset {} is `{}` in the checkpoint but `{}` in this run: the program \
+                     declares its datasets differently",
+                    i + 1,
+                    ds.name,
+                    d.name
+                )));
+            }
+            d.written = ds.written.clone();
+            d.impure = ds.impure.clone();
+            d.pure = ds.pure.clone();
+            d.closure = ds.closure.clone();
+            d.last_write = ds.last_write;
+        }
+        Ok(())
+    }
+
+    /// Adds what resilient regions wrote in iterations a restart skipped.
+    pub fn add_closure(&mut self, states: &[DatState]) {
+        for ds in states {
+            if let Some(d) = self.dats.iter_mut().find(|d| d.name == ds.name) {
+                d.closure.add_list(&ds.closure);
+                d.written.add_list(&ds.closure);
+                d.impure.add_list(&ds.closure);
+                d.pure.remove_list(&ds.closure);
+                d.impure.coarsen_over(crate::track::MAX_BOXES);
+                d.written.coarsen_over(crate::track::MAX_BOXES);
+            }
+        }
+    }
+}
+
+impl Measure for Tracker {
+    fn dry_region(&self, start: u64, bound: u64) -> Region {
+        let mut r = Region::new(start, bound, false);
+        self.add_targets(&mut r, false, false);
+        r
+    }
+
+    fn saved_bytes(&self, region: &Region) -> u64 {
+        let mut bytes = region.save_bytes();
+        for (e, _) in self.alias_drops(region) {
+            let e = &region.entries[e];
+            bytes -= e.save_points() * e.point_bytes;
+        }
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boxes::BoxList;
+    use ops_core::{DatLayout, ElemType};
+
+    fn layout(n: usize) -> DatLayout {
+        DatLayout {
+            ty: ElemType::F64,
+            dims: 1,
+            components: 1,
+            size: [n, 1, 1],
+            base: [0; 3],
+            neg: [0; 3],
+            pos: [0; 3],
+        }
+    }
+
+    fn fp(reads: &[(u32, Bx)], writes: &[(u32, Bx)]) -> Footprint {
+        Footprint {
+            reads: reads.to_vec(),
+            writes: writes.to_vec(),
+        }
+    }
+
+    fn b(n: i32) -> Bx {
+        Bx::new([0, 0, 0], [n, 1, 1])
+    }
+
+    fn tracker() -> Tracker {
+        let mut t = Tracker::new();
+        for name in ["g/mesh", "g/u"] {
+            t.dats.push(DatTrack::new(name.into(), layout(10), true));
+        }
+        t
+    }
+
+    #[test]
+    fn start_up_writes_are_pure_and_recurring_ones_impure() {
+        let mut t = tracker();
+        t.update(0, 0, &fp(&[], &[(0, b(10))]), false);
+        assert_eq!(t.dats[0].pure.points(), 10);
+        // Location 1 writes u from the mesh, twice, with location 0 in between: the second
+        // time is a recurrence.
+        t.update(1, 1, &fp(&[(0, b(10))], &[(1, b(10))]), false);
+        t.locs.first_pass_recur = Some(3);
+        t.update(1, 3, &fp(&[(0, b(10))], &[(1, b(10))]), false);
+        assert_eq!(t.dats[1].impure.points(), 10);
+        assert!(t.dats[1].pure.is_empty());
+        assert_eq!(t.history.len(), 2);
+    }
+
+    #[test]
+    fn a_dry_region_targets_impure_points_of_saveable_datasets() {
+        let mut t = tracker();
+        t.dats[1].impure = BoxList::from_box(b(10));
+        t.dats[0].impure = BoxList::from_box(b(4));
+        t.dats[0].transient = true;
+        let r = t.dry_region(5, 64);
+        assert_eq!(r.entries.len(), 1);
+        assert_eq!(r.entries[0].dat, 1);
+        assert_eq!(t.saved_bytes(&r), 80);
+    }
+}

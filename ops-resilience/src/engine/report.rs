@@ -1,0 +1,178 @@
+//! Diagnostics: the lines `--ops-diags N` prints (through `tracing`, target `ops_resilience`;
+//! the `ops` facade prints them on stderr as they are), warnings, what the learner decided, and
+//! the JSON report (`--ops-diags-json`).
+
+use super::Resilience;
+use crate::diags::{human_bytes, Candidate};
+use crate::learn::{Event, Phase};
+
+impl Resilience {
+    /// True on the process that prints diagnostics (rank 0).
+    fn speaks(&self) -> bool {
+        self.dist.rank == 0
+    }
+
+    /// Says `text` (one or more lines) when the diagnostics level is at least `level` (0:
+    /// always), on rank 0.
+    pub(super) fn say(&self, level: u8, text: &str) {
+        if self.cfg.diags >= level && self.speaks() && !text.is_empty() {
+            tracing::info!(target: "ops_resilience", "{}", text.trim_end());
+        }
+    }
+
+    /// A warning of this process: said (with the rank in a distributed run) and recorded.
+    pub(super) fn warn(&mut self, w: String) {
+        let prefix = if self.dist.ranks > 1 {
+            format!("rank {}: ", self.dist.rank)
+        } else {
+            String::new()
+        };
+        tracing::warn!(target: "ops_resilience", "ops-resilience: {prefix}{w}");
+        self.report.warnings.push(w);
+    }
+
+    /// A warning every process has (the same text): said by rank 0, recorded by all.
+    pub(crate) fn warn_from_rank0(&mut self, w: String) {
+        if self.speaks() {
+            tracing::warn!(target: "ops_resilience", "ops-resilience: {w}");
+        }
+        self.report.warnings.push(w);
+    }
+
+    /// The location report from the learner's decision (after a decision, a revision or a
+    /// restore).
+    pub(super) fn report_location(&mut self) {
+        let Some(d) = self.learner.decision().cloned() else {
+            return;
+        };
+        if self.target != super::Target::Learn {
+            return;
+        }
+        let locs = &self.track.locs;
+        let anchor = locs.key(d.level.anchor).to_string();
+        let loc = &mut self.report.location;
+        loc.chosen = Some(locs.key(d.location).to_string());
+        loc.anchor = Some(anchor.clone());
+        loc.chosen_at_loop = Some(d.at_loop);
+        loc.bytes = Some(d.bytes);
+        loc.reason = format!(
+            "the smallest checkpoint ({}) of the {} loop boundaries that occur once per pass of \
+             the outer iteration (anchored at {anchor}; {} loops per pass at most), each measured \
+             by a dry run of its checkpoint region",
+            human_bytes(d.bytes),
+            d.level.members.len(),
+            d.level.max_pass,
+        );
+        let samples = self.learner.samples();
+        let mut cands: Vec<Candidate> = d
+            .level
+            .members
+            .iter()
+            .filter_map(|m| {
+                let s = samples.get(m)?;
+                let max = s.max()?;
+                Some(Candidate {
+                    location: locs.key(*m).to_string(),
+                    occurrences: locs.locs[*m as usize].count,
+                    samples: s.bytes.len(),
+                    bytes_min: s.bytes.iter().copied().min().unwrap_or(max),
+                    bytes_mean: s.bytes.iter().sum::<u64>() as f64 / s.bytes.len() as f64,
+                    bytes_max: max,
+                })
+            })
+            .collect();
+        cands.sort_by(|a, b| a.bytes_max.cmp(&b.bytes_max));
+        loc.candidates = cands;
+    }
+
+    /// Reports what the learner just did.
+    pub(super) fn on_learner_event(&mut self, e: Event, index: u64) {
+        match e {
+            Event::Decided | Event::Revised { .. } => {
+                if let Event::Revised { from } = e {
+                    self.report.location.revisions += 1;
+                    let was = self.track.locs.key(from).to_string();
+                    self.report_location();
+                    self.report.location.reason =
+                        format!("{} (revised from {was})", self.report.location.reason);
+                } else {
+                    self.report_location();
+                }
+                if self.ck.store.is_some() && self.dist.ranks <= 1 {
+                    // Prepare buffers for the first checkpoint's copies. (The dry regions
+                    // measured global boxes; a process of a distributed run copies only its
+                    // part of them.)
+                    if let Some(loc) = self.learner.location() {
+                        if let Some(s) = self.learner.samples().get(&loc) {
+                            self.ck.pool.refill(s.sizes.clone());
+                        }
+                    }
+                }
+                // Counting for --ops-checkpoint-every starts from the decision.
+                self.ck.target_occ = 0;
+                self.ck.last_ckpt_occ = 0;
+                self.say(2, &self.report.location_text(self.cfg.diags >= 3));
+            }
+            Event::ReviewStarted(loc) => {
+                self.say(
+                    3,
+                    &format!(
+                        "ops-resilience: `{}` recurred outside the passes of the outer iteration \
+                         (loop {index}): reviewing the structure\n",
+                        self.track.locs.key(loc)
+                    ),
+                );
+            }
+            Event::ReviewEnded => {
+                self.say(
+                    3,
+                    "ops-resilience: review ended: the outer iteration stands\n",
+                );
+            }
+        }
+    }
+
+    /// Writes the report: stderr summary at level ≥ 1, JSON file if asked.
+    pub(super) fn write_report(&mut self) {
+        let clock = &self.clock;
+        self.report.loops = self.index;
+        self.report.tracking_s = clock.hook.saturating_sub(clock.stall).as_secs_f64();
+        self.report.run_s = clock.started.elapsed().as_secs_f64();
+        self.report.rank = self.dist.rank;
+        self.report.ranks = self.dist.ranks;
+        self.report.queries = self.track.queries.len() as u64;
+        self.say(
+            1,
+            &format!(
+                "ops-resilience: {} loops, {} checkpoint(s); tracking took {:.3} s of {:.3} s ({:.2} %)\n",
+                self.index,
+                self.report.checkpoints.len(),
+                self.report.tracking_s,
+                self.report.run_s,
+                100.0 * self.report.tracking_s / self.report.run_s.max(1e-9)
+            ),
+        );
+        if self.report.location.chosen.is_none() && self.cfg.enabled() {
+            let why = match self.learner.phase() {
+                Phase::Learning => format!(
+                    "no outer iteration was found in {} loops over {} locations",
+                    self.index,
+                    self.track.locs.locs.len()
+                ),
+                _ => "the location was never decided".into(),
+            };
+            self.say(
+                1,
+                &format!("ops-resilience: no checkpoint location: {why}\n"),
+            );
+        }
+        if let Some(path) = &self.cfg.diags_json {
+            let path = crate::diags::json_path(path, self.dist.rank);
+            let text = serde_json::to_string_pretty(&self.report).expect("report serialises");
+            if let Err(e) = std::fs::write(&path, text) {
+                let w = format!("cannot write diagnostics to {}: {e}", path.display());
+                self.warn(w);
+            }
+        }
+    }
+}

@@ -1,0 +1,644 @@
+//! Where checkpoints open: the program's outer iteration (its time step), found in the loop
+//! trace, and in it the loop boundary where a checkpoint saves least, measured exactly.
+//!
+//! 1. **Structure.** While learning, the learner keeps the trace of loop locations and now and
+//!    then ([`structure::analyse`], amortised to a few operations per loop) finds its *levels*:
+//!    recurrences of a location, with the locations that occur once per pass (*members*: the
+//!    loop boundaries a checkpoint could open at once per iteration). Levels that cover the
+//!    program and whose passes are alike are *eligible* to be the outer iteration.
+//! 2. **Bytes.** At the next occurrence of every location of an eligible level's passes, a dry
+//!    region ([`Region`] without copies) runs exactly as a real checkpoint region would from
+//!    there: it counts the bytes of what is read before it is overwritten, minus what start-up
+//!    loops recompute at restore. A member's figure is the largest of its measurements (inner
+//!    trip counts and branches vary from pass to pass; the chosen location's checkpoints keep
+//!    adding to it).
+//! 3. **Decision.** [`structure::select`] picks the outer level by those figures (inner
+//!    solvers, whose iterations carry more state, stay inside the time step; rare and
+//!    periodic loops stay inside the pass); its member with the smallest figure is the
+//!    checkpoint location. On an explicit time loop this happens during the fourth pass: two
+//!    passes to see the structure, one measured, and the lookahead of its last measurement.
+//! 4. **Review.** A location the decided level's passes never reached that recurs (a loop
+//!    that first appeared late, a rare or conditional loop, or the program leaving what was
+//!    taken for its time loop) starts a review: the structure is analysed again over the
+//!    following passes, and an enclosing level replaces the decision only if its checkpoint is
+//!    clearly smaller. A loop that appears late is otherwise part of the pass.
+//!
+//! Everything here is a function of the loop trace and the tracker's state, and the learner's
+//! state travels in every checkpoint, so a restarted run decides exactly as the run it
+//! continues.
+
+pub mod structure;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::boxes::Bx;
+use crate::region::{Region, SnapFn};
+use crate::store::SavedRegion;
+use crate::track::Footprint;
+
+pub use structure::Level;
+
+/// Dry regions per location before the decision (the figure is the largest measurement; the
+/// chosen location's checkpoints keep adding to it).
+pub const MEASURE: usize = 1;
+/// Fewest loops between two analyses of the trace.
+pub const ANALYSIS_GAP: u64 = 8;
+/// Most loop locations the trace keeps (the oldest half is dropped when it fills).
+pub const TRACE_CAP: usize = 1 << 16;
+/// Passes after which a level whose passes are alike becomes eligible even if it covers less
+/// than half of the program's loops (a start-up with more distinct loops than the time step).
+/// An inner solver running longer than this in the first time step is taken for the time loop
+/// until the review that follows the first time step corrects it.
+pub const FALLBACK_PASSES: usize = 1024;
+/// A review lasts at most this many times the gap between the two occurrences that started it.
+pub const REVIEW_GAPS: u64 = 8;
+
+/// What the learner needs from the tracker: dry regions with the datasets' current targets,
+/// and the bytes a closed one saves.
+pub trait Measure {
+    /// A dry region opening before loop `start`, closing after at most `bound` loops, with a
+    /// save entry for everything a real checkpoint opening there would consider.
+    fn dry_region(&self, start: u64, bound: u64) -> Region;
+    /// The bytes a closed dry region would have saved (one half of each double buffer).
+    fn saved_bytes(&self, region: &Region) -> u64;
+}
+
+/// What the learner is doing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// Looking for the outer iteration.
+    #[default]
+    Learning,
+    /// The checkpoint location is decided.
+    Decided,
+    /// Decided, and checking whether a location that recurred outside the decided passes
+    /// belongs to an enclosing iteration.
+    Reviewing {
+        /// The location whose recurrence started the review.
+        trigger: u32,
+        /// The loop index at which the review ends.
+        until: u64,
+    },
+}
+
+/// A change the engine reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The location was decided.
+    Decided,
+    /// A review replaced the decision; the previous location.
+    Revised {
+        /// The location checkpoints opened at before.
+        from: u32,
+    },
+    /// A review started (the location that recurred).
+    ReviewStarted(u32),
+    /// A review ended without a change.
+    ReviewEnded,
+}
+
+/// The loop locations while learning or reviewing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Trace {
+    /// Loop index of `locs[0]`.
+    start: u64,
+    locs: Vec<u32>,
+}
+
+/// Measurements of one location.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Samples {
+    /// Bytes saved by each finished dry region, in order.
+    pub bytes: Vec<u64>,
+    /// Byte sizes of the boxes the latest one would have copied (to prepare buffers).
+    #[serde(skip)]
+    pub sizes: Vec<usize>,
+    /// Dry regions still to start at the next occurrences.
+    wanted: usize,
+    /// Dry regions running now.
+    running: usize,
+    /// Their bound.
+    bound: u64,
+}
+
+impl Samples {
+    /// The location's figure: the largest measurement.
+    pub fn max(&self) -> Option<u64> {
+        self.bytes.iter().copied().max()
+    }
+}
+
+/// A dry region in flight.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Dry {
+    loc: u32,
+    region: Region,
+}
+
+/// The decided outer iteration and checkpoint location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The outer iteration.
+    pub level: Level,
+    /// The checkpoint location (a member of the level).
+    pub location: u32,
+    /// What a checkpoint there saves (the largest measurement).
+    pub bytes: u64,
+    /// The loop index at which it was decided.
+    pub at_loop: u64,
+}
+
+/// The location learner (see the module docs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Learner {
+    phase: Phase,
+    trace: Trace,
+    next_analysis: u64,
+    levels: Vec<Level>,
+    samples: BTreeMap<u32, Samples>,
+    dry: Vec<Dry>,
+    decision: Option<Decision>,
+    /// Sorted locations that are part of the decided passes: the decided level's core (the
+    /// loops of every pass) and what reviews saw; any other that recurs starts a review.
+    known: Vec<u32>,
+    /// `known` as a bit set by location id (rebuilt after a restore).
+    #[serde(skip)]
+    known_bits: Vec<u64>,
+}
+
+/// Counts of the loop trace the learner reads from the location table.
+pub trait Counts {
+    /// Distinct locations seen so far.
+    fn distinct(&self) -> usize;
+    /// Occurrences of `loc` so far.
+    fn count(&self, loc: u32) -> u64;
+    /// Largest number of loops between two occurrences of `loc`.
+    fn max_gap(&self, loc: u32) -> u64;
+}
+
+impl Learner {
+    /// The phase.
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// The decision, once made.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.decision.as_ref()
+    }
+
+    /// The decided checkpoint location.
+    pub fn location(&self) -> Option<u32> {
+        self.decision.as_ref().map(|d| d.location)
+    }
+
+    /// Every location measured, with its measurements.
+    pub fn samples(&self) -> &BTreeMap<u32, Samples> {
+        &self.samples
+    }
+
+    /// The levels of the latest analysis, finest first.
+    pub fn levels(&self) -> &[Level] {
+        &self.levels
+    }
+
+    /// Before the decision: the measured location with the smallest figure among the members
+    /// of eligible levels (where a checkpoint asked for now would best open).
+    pub fn provisional(&self) -> Option<u32> {
+        self.levels
+            .iter()
+            .filter(|l| l.eligible)
+            .flat_map(|l| l.members.iter())
+            .filter_map(|m| self.samples.get(m).and_then(Samples::max).map(|b| (b, *m)))
+            .min()
+            .map(|(_, m)| m)
+    }
+
+    /// The bytes of a level's best member, once every member was measured [`MEASURE`] times.
+    fn level_bytes(&self, level: &Level) -> Option<u64> {
+        level
+            .members
+            .iter()
+            .map(|m| {
+                self.samples
+                    .get(m)
+                    .filter(|s| s.bytes.len() >= MEASURE)
+                    .and_then(Samples::max)
+            })
+            .try_fold(u64::MAX, |acc, b| b.map(|b| acc.min(b)))
+    }
+
+    /// The member of `level` with the smallest figure (the first such in pass order).
+    fn best_member(&self, level: &Level) -> Option<(u32, u64)> {
+        let mut best: Option<(u32, u64)> = None;
+        for &m in &level.members {
+            if let Some(b) = self.samples.get(&m).and_then(Samples::max) {
+                if best.is_none_or(|(_, bb)| b < bb) {
+                    best = Some((m, b));
+                }
+            }
+        }
+        best
+    }
+
+    fn is_known(&self, loc: u32) -> bool {
+        let (w, b) = (loc as usize / 64, loc % 64);
+        self.known_bits.get(w).is_some_and(|x| x >> b & 1 == 1)
+    }
+
+    fn set_known(&mut self, locs: impl IntoIterator<Item = u32>) {
+        for l in locs {
+            if let Err(i) = self.known.binary_search(&l) {
+                self.known.insert(i, l);
+            }
+        }
+        self.rebuild_bits();
+    }
+
+    /// Rebuilds the bit set of known locations (after a restore).
+    pub fn rebuild_bits(&mut self) {
+        self.known_bits.clear();
+        for &l in &self.known {
+            let w = l as usize / 64;
+            if self.known_bits.len() <= w {
+                self.known_bits.resize(w + 1, 0);
+            }
+            self.known_bits[w] |= 1 << (l % 64);
+        }
+    }
+
+    /// Fixes the decision from outside (a restart taking over a checkpoint's state uses
+    /// [`Learner`]'s serialisation instead): only for tests.
+    #[cfg(test)]
+    fn recording(&self) -> bool {
+        !matches!(self.phase, Phase::Decided)
+    }
+
+    /// One loop at location `loc`, index `index`, with accesses `fp`, before it runs and
+    /// before the tracker records its writes.
+    pub fn on_loop(
+        &mut self,
+        loc: u32,
+        index: u64,
+        fp: &Footprint,
+        counts: &dyn Counts,
+        m: &dyn Measure,
+    ) -> Option<Event> {
+        let recording = !matches!(self.phase, Phase::Decided);
+        if recording {
+            if self.trace.locs.is_empty() {
+                self.trace.start = index;
+            }
+            self.trace.locs.push(loc);
+            if self.trace.locs.len() >= TRACE_CAP {
+                let half = TRACE_CAP / 2;
+                self.trace.locs.drain(..half);
+                self.trace.start += half as u64;
+            }
+        }
+        if let Some(s) = self.samples.get_mut(&loc) {
+            if s.wanted > 0 {
+                s.wanted -= 1;
+                s.running += 1;
+                let region = m.dry_region(index, s.bound);
+                self.dry.push(Dry { loc, region });
+            }
+        }
+        let finished = self.feed_dry(fp, m);
+        let mut event = None;
+        match self.phase {
+            Phase::Decided => {
+                if !self.is_known(loc) && counts.count(loc) >= 2 {
+                    let until = index + REVIEW_GAPS * counts.max_gap(loc).max(1);
+                    self.phase = Phase::Reviewing {
+                        trigger: loc,
+                        until,
+                    };
+                    self.trace = Trace {
+                        start: index,
+                        locs: vec![loc],
+                    };
+                    self.next_analysis = index + ANALYSIS_GAP;
+                    return Some(Event::ReviewStarted(loc));
+                }
+                return None;
+            }
+            Phase::Reviewing { until, .. } if index >= until => {
+                let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
+                self.set_known(seen);
+                self.phase = Phase::Decided;
+                self.levels.clear();
+                return Some(Event::ReviewEnded);
+            }
+            _ => {}
+        }
+        let _ = finished;
+        // Decisions are taken on a fresh analysis only: a level measured earlier may have been
+        // the finest eligible one before the outer iteration had repeated.
+        if index >= self.next_analysis {
+            self.analyse(counts);
+            let len = self.trace.locs.len() as u64;
+            self.next_analysis = index + ANALYSIS_GAP.max(len / 8);
+            event = match self.phase {
+                Phase::Learning => self.try_decide(index),
+                Phase::Reviewing { .. } => self.try_revise(index),
+                Phase::Decided => None,
+            };
+        }
+        event
+    }
+
+    /// A value of dataset `dat` handed to the program (a fetch): the dry regions read it.
+    pub fn on_read(&mut self, dat: u32, b: &Bx) {
+        for d in &mut self.dry {
+            d.region.read(dat, b);
+        }
+    }
+
+    /// The program is about to set `b` of dataset `dat`: the dry regions see the write.
+    pub fn on_set(&mut self, dat: u32, b: &Bx) {
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
+            unreachable!("dry regions copy nothing")
+        };
+        for d in &mut self.dry {
+            let _ = d.region.write(dat, b, &mut never as &mut SnapFn<'_>);
+        }
+    }
+
+    /// Feeds a loop to the dry regions; true when one finished.
+    fn feed_dry(&mut self, fp: &Footprint, m: &dyn Measure) -> bool {
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
+            unreachable!("dry regions copy nothing")
+        };
+        let mut finished = false;
+        let mut k = 0;
+        while k < self.dry.len() {
+            let r = &mut self.dry[k].region;
+            let _ = r.on_loop(fp, &mut never as &mut SnapFn<'_>);
+            if r.all_decided() || r.expired() {
+                let Dry { loc, mut region } = self.dry.swap_remove(k);
+                let _ = region.close(&mut never as &mut SnapFn<'_>);
+                let bytes = m.saved_bytes(&region);
+                let s = self.samples.entry(loc).or_default();
+                s.running = s.running.saturating_sub(1);
+                s.bytes.push(bytes);
+                s.sizes = std::mem::take(&mut region.sizes);
+                if let Some(d) = self.decision.as_mut().filter(|d| d.location == loc) {
+                    d.bytes = d.bytes.max(bytes);
+                }
+                finished = true;
+            } else {
+                k += 1;
+            }
+        }
+        finished
+    }
+
+    /// Analyses the trace and asks for measurements of the levels that matter now: every
+    /// eligible level while learning, the eligible levels enclosing the decided one while
+    /// reviewing.
+    fn analyse(&mut self, counts: &dyn Counts) {
+        let mut levels = structure::analyse(&self.trace.locs, counts.distinct());
+        if !levels.iter().any(|l| l.eligible) {
+            for l in &mut levels {
+                if l.alike && l.passes >= FALLBACK_PASSES {
+                    l.eligible = true;
+                }
+            }
+        }
+        let decided = self.decision.as_ref().map(|d| d.level.anchor);
+        let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
+        let decided_passes = decided.map(anchor_count);
+        for l in &levels {
+            // Measured once the level has repeated twice: by then every loop of a pass has
+            // written its data at least twice, so nothing recurring is taken for start-up any
+            // more (see `track`). Every location of its passes, not only its members: an
+            // enclosing level the decision compares with has its members among them.
+            if !l.eligible {
+                continue;
+            }
+            if let (Some(a), Some(n)) = (decided, decided_passes) {
+                // Reviewing: only enclosing levels are candidates.
+                if !l.reaches(a) || l.passes + 1 >= n || l.members.contains(&a) {
+                    continue;
+                }
+            }
+            let bound = crate::engine::MIN_REGION_LOOPS.max(2 * l.max_pass);
+            for &mem in &l.union {
+                let s = self.samples.entry(mem).or_default();
+                let have = s.bytes.len() + s.running + s.wanted;
+                if have < MEASURE {
+                    s.wanted += MEASURE - have;
+                }
+                s.bound = s.bound.max(bound);
+            }
+        }
+        self.levels = levels;
+    }
+
+    fn try_decide(&mut self, index: u64) -> Option<Event> {
+        let chosen = structure::select(&self.levels, &self.trace.locs, &|l| self.level_bytes(l));
+        let level = match chosen {
+            Ok(Some(l)) => l.clone(),
+            _ => return None,
+        };
+
+        let (location, bytes) = self.best_member(&level)?;
+        self.set_known(level.core.iter().copied());
+        self.decision = Some(Decision {
+            level,
+            location,
+            bytes,
+            at_loop: index,
+        });
+        self.phase = Phase::Decided;
+        self.trace = Trace::default();
+        self.levels.clear();
+        for s in self.samples.values_mut() {
+            s.wanted = 0;
+        }
+        Some(Event::Decided)
+    }
+
+    fn try_revise(&mut self, index: u64) -> Option<Event> {
+        let d = self.decision.as_ref()?;
+        let (current, from) = (d.bytes, d.location);
+        let better = self
+            .levels
+            .iter()
+            .filter(|l| l.eligible && l.reaches(d.level.anchor) && !l.members.contains(&from))
+            .filter_map(|l| self.level_bytes(l).map(|b| (b, l)))
+            .filter(|(b, _)| (*b as f64) < 0.99 * current as f64)
+            .min_by_key(|(b, _)| *b)
+            .map(|(_, l)| l.clone())?;
+        let (location, bytes) = self.best_member(&better)?;
+        let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
+        self.set_known(seen.into_iter().chain(better.core.iter().copied()));
+        self.decision = Some(Decision {
+            level: better,
+            location,
+            bytes,
+            at_loop: index,
+        });
+        self.phase = Phase::Decided;
+        self.levels.clear();
+        for s in self.samples.values_mut() {
+            s.wanted = 0;
+        }
+        Some(Event::Revised { from })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boxes::BoxList;
+    use crate::region::EntryKind;
+
+    /// A program over one dataset per letter: every loop of location `l` reads dataset `l`
+    /// and rewrites it; dataset `l` holds `size(l)` points of 8 bytes.
+    struct Fake {
+        sizes: Vec<u64>,
+        /// Datasets a checkpoint considers (the others are recomputed or never written).
+        saved: Vec<u32>,
+    }
+
+    impl Measure for Fake {
+        fn dry_region(&self, start: u64, bound: u64) -> Region {
+            let mut r = Region::new(start, bound, false);
+            for &d in &self.saved {
+                let b = Bx::new([0, 0, 0], [self.sizes[d as usize] as i32, 1, 1]);
+                r.add(d, EntryKind::Save, BoxList::from_box(b), 8);
+            }
+            r
+        }
+        fn saved_bytes(&self, r: &Region) -> u64 {
+            r.save_bytes()
+        }
+    }
+
+    #[derive(Default)]
+    struct Table {
+        count: Vec<u64>,
+        last: Vec<u64>,
+        max_gap: Vec<u64>,
+    }
+
+    impl Counts for Table {
+        fn distinct(&self) -> usize {
+            self.count.iter().filter(|&&c| c > 0).count()
+        }
+        fn count(&self, loc: u32) -> u64 {
+            self.count.get(loc as usize).copied().unwrap_or(0)
+        }
+        fn max_gap(&self, loc: u32) -> u64 {
+            self.max_gap.get(loc as usize).copied().unwrap_or(0)
+        }
+    }
+
+    /// Loop footprints: `reads` and `writes` datasets, each over its whole extent.
+    fn fp(sizes: &[u64], reads: &[u32], writes: &[u32]) -> Footprint {
+        let bx = |d: u32| (d, Bx::new([0, 0, 0], [sizes[d as usize] as i32, 1, 1]));
+        Footprint {
+            reads: reads.iter().map(|&d| bx(d)).collect(),
+            writes: writes.iter().map(|&d| bx(d)).collect(),
+        }
+    }
+
+    /// Runs a trace of (location, reads, writes) through a learner; the events with their
+    /// loop indices.
+    fn run(
+        learner: &mut Learner,
+        sizes: &[u64],
+        saved: &[u32],
+        loops: &[(u32, Vec<u32>, Vec<u32>)],
+    ) -> Vec<(u64, Event)> {
+        let m = Fake {
+            sizes: sizes.to_vec(),
+            saved: saved.to_vec(),
+        };
+        let mut t = Table::default();
+        let mut events = Vec::new();
+        for (i, (loc, r, w)) in loops.iter().enumerate() {
+            let l = *loc as usize;
+            if t.count.len() <= l {
+                t.count.resize(l + 1, 0);
+                t.last.resize(l + 1, 0);
+                t.max_gap.resize(l + 1, 0);
+            }
+            if t.count[l] > 0 {
+                t.max_gap[l] = t.max_gap[l].max(i as u64 - t.last[l]);
+            }
+            t.count[l] += 1;
+            t.last[l] = i as u64;
+            if let Some(e) = learner.on_loop(*loc, i as u64, &fp(sizes, r, w), &t, &m) {
+                events.push((i as u64, e));
+            }
+        }
+        events
+    }
+
+    #[test]
+    fn a_heat_solver_checkpoints_once_per_step_before_the_solve() {
+        // Datasets: 0 = u (64 points), 1 = u_old, 2 = residual scratch, 3 = geometry
+        // (recomputed at restore, so no checkpoint considers it). Start-up: geometry (3). Step: s copies u -> u_old (reads 0, writes 1); the solve
+        // j reads u_old and u and writes u, r reduces into 2; the trip count varies.
+        let sizes = [64, 64, 8, 64];
+        let mut loops = vec![(9, vec![], vec![3])];
+        for step in 0..12 {
+            loops.push((0, vec![0], vec![1]));
+            for _ in 0..(2 + step % 3) {
+                loops.push((1, vec![0, 1, 3], vec![0]));
+                loops.push((2, vec![0], vec![2]));
+            }
+        }
+        let mut l = Learner::default();
+        let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+        let (at, e) = &events[0];
+        assert_eq!(*e, Event::Decided, "{events:?}");
+        let d = l.decision().unwrap();
+        // Before s, only u is live (u_old is overwritten first): 64 x 8 bytes.
+        assert_eq!(d.location, 0, "{d:?}");
+        assert_eq!(d.bytes, 64 * 8);
+        // Steps are 5 to 9 loops: decided in the sixth step at the latest.
+        assert!(*at < 40, "decided at loop {at}");
+        assert!(!l.recording());
+    }
+
+    #[test]
+    fn a_late_rare_loop_reviews_without_changing_the_decision() {
+        let sizes = [8, 8, 8];
+        let mut loops = Vec::new();
+        for step in 0..220 {
+            loops.push((0, vec![0], vec![0]));
+            loops.push((1, vec![0], vec![1]));
+            if step % 20 == 19 {
+                loops.push((2, vec![1], vec![2]));
+            }
+        }
+        let mut l = Learner::default();
+        let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+        assert_eq!(events[0].1, Event::Decided);
+        assert_eq!(events[1].1, Event::ReviewStarted(2), "{events:?}");
+        assert_eq!(events[2].1, Event::ReviewEnded, "{events:?}");
+        assert!(!events
+            .iter()
+            .any(|(_, e)| matches!(e, Event::Revised { .. })));
+        assert_eq!(l.phase(), &Phase::Decided);
+    }
+
+    #[test]
+    fn the_learner_state_round_trips_through_json() {
+        let sizes = [8, 8];
+        let loops: Vec<_> = (0..20).map(|i| (i % 2, vec![i % 2], vec![i % 2])).collect();
+        let mut l = Learner::default();
+        run(&mut l, &sizes, &[0, 1], &loops);
+        let json = serde_json::to_string(&l).unwrap();
+        let mut back: Learner = serde_json::from_str(&json).unwrap();
+        back.rebuild_bits();
+        assert_eq!(back.decision(), l.decision());
+        assert_eq!(back.phase(), l.phase());
+    }
+}

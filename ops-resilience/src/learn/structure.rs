@@ -1,0 +1,345 @@
+//! The recurring structure of a loop trace: which locations mark an iteration of a loop of the
+//! program, and which loops occur once per iteration.
+//!
+//! A *level* is the recurrence of one location, its *anchor*: a *pass* is the stretch of the
+//! trace from one occurrence of the anchor to the next. Of the locations seen in the level's
+//! complete passes,
+//!
+//! - the *members* occur exactly once in every pass: they are the level's loop boundaries that
+//!   occur once per iteration, where a checkpoint could open (the anchor is one of them, and
+//!   every member anchors the same level);
+//! - the *core* occurs at least once in every pass (members, and the loops of inner loops that
+//!   run at least once per pass);
+//! - the *union* occurs in some pass (also rare and conditional loops).
+//!
+//! A level is *eligible* to be the program's outer iteration when it has at least
+//! [`MIN_PASSES`] complete passes, its anchor still recurs, its core holds more than half of
+//! the distinct loops the program has run so far (*coverage*: the loops of an inner solver, or
+//! of a helper called several times per time step, are a small part of the program; the time
+//! step runs nearly all of them every pass), and its passes are alike:
+//! in at least half of them the core makes up at least half of the distinct loops (a location
+//! called twice per time step, whose passes alternate between two halves of the step, is no
+//! iteration).
+//!
+//! Which eligible level is the outer iteration is decided with the bytes a checkpoint would save
+//! at its members ([`select`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Complete passes a level needs before it can be the outer iteration.
+pub const MIN_PASSES: usize = 2;
+
+/// One level of the trace's recurring structure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Level {
+    /// The location whose recurrence defines the level (the first member to occur).
+    pub anchor: u32,
+    /// Locations occurring exactly once in every complete pass, in the order of the last one.
+    pub members: Vec<u32>,
+    /// Locations occurring in every complete pass (sorted).
+    pub core: Vec<u32>,
+    /// Locations occurring in some complete pass (sorted).
+    pub union: Vec<u32>,
+    /// Complete passes in the trace.
+    pub passes: usize,
+    /// Loops in the longest complete pass.
+    pub max_pass: u64,
+    /// The core holds more than half of the distinct loops run so far.
+    pub covers: bool,
+    /// In at least half of the passes the core makes up at least half of the distinct loops.
+    pub alike: bool,
+    /// May be the outer iteration: enough passes, covering, alike and alive (see the module
+    /// docs).
+    pub eligible: bool,
+    /// Its anchor still recurs: the trace ends less than two of its longest passes after the
+    /// anchor's last occurrence.
+    pub alive: bool,
+}
+
+impl Level {
+    /// True when location `loc` occurs in some pass.
+    pub fn reaches(&self, loc: u32) -> bool {
+        self.union.binary_search(&loc).is_ok()
+    }
+}
+
+/// The levels of `trace` (location ids, one per loop, in order), finest (most passes) first.
+/// `distinct` is the number of distinct locations the program has run so far (the trace may
+/// have dropped its oldest part).
+pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
+    let Some(&top) = trace.iter().max() else {
+        return Vec::new();
+    };
+    let n_locs = top as usize + 1;
+    let mut occ: Vec<Vec<u32>> = vec![Vec::new(); n_locs];
+    for (i, &l) in trace.iter().enumerate() {
+        occ[l as usize].push(i as u32);
+    }
+    let mut anchors: Vec<u32> = (0..n_locs as u32)
+        .filter(|&l| occ[l as usize].len() >= 2)
+        .collect();
+    anchors.sort_by_key(|&l| occ[l as usize][0]);
+    let mut covered = vec![false; n_locs];
+    let mut count = vec![0u32; n_locs];
+    let mut present = vec![0u32; n_locs];
+    let mut once = vec![0u32; n_locs];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut seen: Vec<u32> = Vec::new();
+    let mut levels = Vec::new();
+    for a in anchors {
+        if covered[a as usize] {
+            continue;
+        }
+        let pos = &occ[a as usize];
+        let passes = pos.len() - 1;
+        let mut sizes = Vec::with_capacity(passes);
+        let mut max_pass = 0u64;
+        let mut last_order: Vec<u32> = Vec::new();
+        for p in 0..passes {
+            let (from, to) = (pos[p] as usize, pos[p + 1] as usize);
+            max_pass = max_pass.max((to - from) as u64);
+            for &l in &trace[from..to] {
+                let c = &mut count[l as usize];
+                if *c == 0 {
+                    touched.push(l);
+                }
+                *c += 1;
+            }
+            if p + 1 == passes {
+                last_order = touched.clone();
+            }
+            sizes.push(touched.len());
+            for &l in &touched {
+                let li = l as usize;
+                if present[li] == 0 {
+                    seen.push(l);
+                }
+                present[li] += 1;
+                if count[li] == 1 {
+                    once[li] += 1;
+                }
+                count[li] = 0;
+            }
+            touched.clear();
+        }
+        let p = passes as u32;
+        let members: Vec<u32> = last_order
+            .into_iter()
+            .filter(|&l| once[l as usize] == p)
+            .collect();
+        let mut core: Vec<u32> = seen
+            .iter()
+            .copied()
+            .filter(|&l| present[l as usize] == p)
+            .collect();
+        let mut union = seen.clone();
+        core.sort_unstable();
+        union.sort_unstable();
+        for &l in &seen {
+            present[l as usize] = 0;
+            once[l as usize] = 0;
+        }
+        seen.clear();
+        if passes >= MIN_PASSES {
+            for &m in &members {
+                covered[m as usize] = true;
+            }
+        }
+        let since_last = (trace.len() - *pos.last().expect("two or more") as usize) as u64;
+        let alive = since_last <= 2 * max_pass;
+        let alike = 2 * sizes.iter().filter(|&&s| 2 * core.len() >= s).count() >= passes;
+        let covers = 2 * core.len() > distinct;
+        let eligible = passes >= MIN_PASSES && covers && alike && alive;
+        levels.push(Level {
+            anchor: a,
+            members,
+            core,
+            union,
+            passes,
+            max_pass,
+            covers,
+            alike,
+            eligible,
+            alive,
+        });
+    }
+    levels.sort_by(|x, y| y.passes.cmp(&x.passes).then(x.anchor.cmp(&y.anchor)));
+    levels
+}
+
+/// True when the number of occurrences of `inner` varies between the complete passes of the
+/// level anchored at `outer` in `trace` (an inner loop whose trip count depends on the data,
+/// rather than a fixed grouping of passes).
+pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
+    let mut counts: Option<u64> = None;
+    let mut current: Option<u64> = None;
+    for &l in trace {
+        if l == outer {
+            if let Some(c) = current {
+                match counts {
+                    None => counts = Some(c),
+                    Some(k) if k != c => return true,
+                    _ => {}
+                }
+            }
+            current = Some(0);
+        }
+        if l == inner {
+            if let Some(c) = current.as_mut() {
+                *c += 1;
+            }
+        }
+    }
+    false
+}
+
+/// The bytes a checkpoint would save at a level's best member (`None` until every member was
+/// measured).
+pub type LevelBytes<'a> = &'a dyn Fn(&Level) -> Option<u64>;
+
+/// How much longer than the current candidate's passes an enclosing level's passes may be for
+/// the decision to wait for its measurement when its passes hold a fixed number of the
+/// candidate's (a Runge-Kutta step of three stages is waited for; a monitor every ten steps is
+/// left to a later review).
+pub const WAIT_FOR_ENCLOSING: u64 = 4;
+
+/// Which level is the outer iteration, by liveness: starting from the finest eligible level,
+/// move out to an eligible level whose passes reach it while that level's best checkpoint is
+/// clearly smaller (by more than 1 %), or while the inner level's passes per outer pass vary
+/// (a data-dependent inner loop) and the outer checkpoint is no larger (within 1 %). Rare and
+/// periodic enclosures (a monitor every 50 steps, a sub-cycle every 5) stay inside the pass;
+/// inner solvers, whose iterations carry more state than the time step, do not. An enclosing
+/// level holding a fixed number of passes each more than [`WAIT_FOR_ENCLOSING`] times as long
+/// is not waited for (a review considers it once it recurs).
+///
+/// `Err(level)` when a level needed for the decision is not measured yet (measure its
+/// members); `Ok(None)` when no level is eligible.
+pub fn select<'a>(
+    levels: &'a [Level],
+    trace: &[u32],
+    bytes: LevelBytes<'_>,
+) -> Result<Option<&'a Level>, &'a Level> {
+    let Some(mut cur) = levels.iter().find(|l| l.eligible) else {
+        return Ok(None);
+    };
+    let mut b_cur = bytes(cur).ok_or(cur)?;
+    for c in levels.iter().filter(|l| l.eligible) {
+        if c.passes >= cur.passes || !c.reaches(cur.anchor) {
+            continue;
+        }
+        let inner_varies = varies(trace, c.anchor, cur.anchor);
+        if !inner_varies && c.max_pass > WAIT_FOR_ENCLOSING * cur.max_pass {
+            continue;
+        }
+        let b_c = bytes(c).ok_or(c)?;
+        let clearly_smaller = (b_c as f64) < 0.99 * b_cur as f64;
+        let no_larger = (b_c as f64) <= 1.01 * b_cur as f64;
+        if clearly_smaller || (inner_varies && no_larger) {
+            cur = c;
+            b_cur = b_c;
+        }
+    }
+    Ok(Some(cur))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace from a string of single-letter locations (a = 0, b = 1, ...).
+    fn t(s: &str) -> Vec<u32> {
+        s.bytes()
+            .filter(u8::is_ascii_lowercase)
+            .map(|c| (c - b'a') as u32)
+            .collect()
+    }
+
+    fn level_of(levels: &[Level], anchor: char) -> &Level {
+        let a = (anchor as u8 - b'a') as u32;
+        levels
+            .iter()
+            .find(|l| l.members.contains(&a))
+            .unwrap_or_else(|| panic!("no level with member {anchor}: {levels:?}"))
+    }
+
+    #[test]
+    fn an_explicit_time_loop_is_one_level_of_all_its_loops() {
+        // Start-up x y, then the step p q r four times.
+        let tr = t("xy pqr pqr pqr pqr");
+        let levels = analyse(&tr, 5);
+        let l = level_of(&levels, 'p');
+        assert_eq!(l.members, t("pqr"));
+        assert_eq!(l.passes, 3);
+        assert!(l.eligible);
+        assert_eq!(l.max_pass, 3);
+    }
+
+    #[test]
+    fn an_inner_loop_is_a_finer_level_inside_the_step() {
+        // Step: s, an inner loop j k run a varying number of times, then q.
+        let tr = t("x sjkjkq sjkjkjkq sjkq sjkjkq");
+        let levels = analyse(&tr, 5);
+        let step = level_of(&levels, 's');
+        assert_eq!(step.members, t("sq"));
+        assert_eq!(step.core, t("jkqs"));
+        assert!(step.eligible);
+        let inner = level_of(&levels, 'j');
+        assert!(inner.passes > step.passes);
+        assert!(varies(&tr, step.anchor, inner.anchor));
+        // With the same bytes, the data-dependent inner loop stays inside the step.
+        let bytes = |_: &Level| Some(100);
+        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
+        assert_eq!(chosen.anchor, step.anchor);
+    }
+
+    #[test]
+    fn during_the_first_inner_burst_nothing_covers_enough_to_decide() {
+        // Start-up a b c d, the step's prefix s, then the first solve's iterations.
+        let tr = t("abcd s jk jk jk jk jk jk");
+        let levels = analyse(&tr, 7);
+        assert!(levels.iter().all(|l| !l.eligible), "{levels:?}");
+        let bytes = |_: &Level| Some(1);
+        assert_eq!(select(&levels, &tr, &bytes), Ok(None));
+    }
+
+    #[test]
+    fn a_rare_loop_stays_inside_the_pass_unless_it_is_cheaper() {
+        // Monitor m every third step: a periodic enclosure.
+        let tr = t("x pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm");
+        let levels = analyse(&tr, 5);
+        let step = level_of(&levels, 'p');
+        let monitor = level_of(&levels, 'm');
+        assert!(step.eligible && monitor.eligible);
+        assert!(!varies(&tr, monitor.anchor, step.anchor));
+        let same = |_: &Level| Some(100);
+        assert_eq!(
+            select(&levels, &tr, &same).unwrap().unwrap().anchor,
+            step.anchor
+        );
+        // Only a clearly smaller checkpoint makes the enclosure the outer iteration.
+        let m = monitor.anchor;
+        let cheaper = move |l: &Level| Some(if l.anchor == m { 50 } else { 100 });
+        assert_eq!(select(&levels, &tr, &cheaper).unwrap().unwrap().anchor, m);
+    }
+
+    #[test]
+    fn a_location_called_twice_per_step_is_no_iteration() {
+        // h runs in both halves of the step: its passes alternate between the halves.
+        let tr = t("x habc hdefg habc hdefg habc hdefg habc hdefg");
+        let levels = analyse(&tr, 9);
+        let h = levels.iter().find(|l| l.anchor == 7).unwrap();
+        assert!(!h.eligible, "{h:?}");
+        let step = level_of(&levels, 'a');
+        assert!(step.eligible);
+        assert!(step.members.contains(&3) && !step.members.contains(&7));
+    }
+
+    #[test]
+    fn unmeasured_levels_are_named() {
+        let tr = t("x sjkjkq sjkjkjkq sjkq sjkjkq");
+        let levels = analyse(&tr, 5);
+        let none = |_: &Level| None;
+        let missing = select(&levels, &tr, &none).unwrap_err();
+        assert!(missing.eligible);
+    }
+}
