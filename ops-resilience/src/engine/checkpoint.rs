@@ -666,6 +666,14 @@ impl Resilience {
                 return;
             }
         }
+        // The report's figure for the location is the largest checkpoint it measured or took
+        // (the decision itself stands on the measurements only, so a restarted run decides
+        // alike).
+        let at_chosen = self.report.location.chosen.as_deref() == Some(rep.location.as_str());
+        if !rep.provisional && at_chosen {
+            let b = &mut self.report.location.bytes;
+            *b = Some(b.unwrap_or(0).max(rep.bytes));
+        }
         self.say(1, &Report::checkpoint_text(&rep, self.cfg.diags));
         self.report.checkpoints.push(rep);
     }

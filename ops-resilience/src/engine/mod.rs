@@ -405,7 +405,17 @@ impl Resilience {
         if at && !restored {
             self.ck.count_pass(self.clock.stall);
         }
-        if self.ck.region.as_ref().is_some_and(|o| o.region.expired()) {
+        // A region spans at most one pass: it closes when its location recurs (saving what is
+        // still undecided), exactly as the learner's dry regions measured it.
+        let recurs = |o: &checkpoint::Open| {
+            at && o.resilient.is_none() && o.fast_forward.is_none() && !o.provisional
+        };
+        if self
+            .ck
+            .region
+            .as_ref()
+            .is_some_and(|o| o.region.expired() || recurs(o))
+        {
             self.close_region(rt);
         }
         if !restored && self.phase.normal() && self.ck.region.is_none() && self.due(rt, at, loc) {

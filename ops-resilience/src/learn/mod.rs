@@ -47,11 +47,6 @@ pub const MEASURE: usize = 1;
 pub const ANALYSIS_GAP: u64 = 8;
 /// Most loop locations the trace keeps (the oldest half is dropped when it fills).
 pub const TRACE_CAP: usize = 1 << 16;
-/// Passes after which a level whose passes are alike becomes eligible even if it covers less
-/// than half of the program's loops (a start-up with more distinct loops than the time step).
-/// An inner solver running longer than this in the first time step is taken for the time loop
-/// until the review that follows the first time step corrects it.
-pub const FALLBACK_PASSES: usize = 1024;
 /// A review lasts at most this many times the gap between the two occurrences that started it.
 pub const REVIEW_GAPS: u64 = 8;
 
@@ -159,6 +154,8 @@ pub struct Learner {
     levels: Vec<Level>,
     samples: BTreeMap<u32, Samples>,
     dry: Vec<Dry>,
+    /// Dry regions still to start, over all locations.
+    wanted: usize,
     decision: Option<Decision>,
     /// Sorted locations that are part of the decided passes: the decided level's core (the
     /// loops of every pass) and what reviews saw; any other that recurs starts a review.
@@ -298,15 +295,20 @@ impl Learner {
                 self.trace.start += half as u64;
             }
         }
-        if let Some(s) = self.samples.get_mut(&loc) {
-            if s.wanted > 0 {
+        // A dry region spans at most one pass of its location, as a real one does.
+        if self.dry.iter().any(|d| d.loc == loc) {
+            self.finish_dry(|d| d.loc == loc, m);
+        }
+        if self.wanted > 0 {
+            if let Some(s) = self.samples.get_mut(&loc).filter(|s| s.wanted > 0) {
                 s.wanted -= 1;
                 s.running += 1;
+                self.wanted -= 1;
                 let region = m.dry_region(index, s.bound);
                 self.dry.push(Dry { loc, region });
             }
         }
-        let finished = self.feed_dry(fp, m);
+        let finished = !self.dry.is_empty() && self.feed_dry(fp, m);
         let mut event = None;
         match self.phase {
             Phase::Decided => {
@@ -372,26 +374,36 @@ impl Learner {
         let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
             unreachable!("dry regions copy nothing")
         };
+        for d in &mut self.dry {
+            let _ = d.region.on_loop(fp, &mut never as &mut SnapFn<'_>);
+        }
+        self.finish_dry(|d| d.region.all_decided() || d.region.expired(), m)
+    }
+
+    /// Closes the dry regions `done` picks and records what they would have saved; true when
+    /// one was.
+    fn finish_dry(&mut self, done: impl Fn(&Dry) -> bool, m: &dyn Measure) -> bool {
+        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
+            unreachable!("dry regions copy nothing")
+        };
         let mut finished = false;
         let mut k = 0;
         while k < self.dry.len() {
-            let r = &mut self.dry[k].region;
-            let _ = r.on_loop(fp, &mut never as &mut SnapFn<'_>);
-            if r.all_decided() || r.expired() {
-                let Dry { loc, mut region } = self.dry.swap_remove(k);
-                let _ = region.close(&mut never as &mut SnapFn<'_>);
-                let bytes = m.saved_bytes(&region);
-                let s = self.samples.entry(loc).or_default();
-                s.running = s.running.saturating_sub(1);
-                s.bytes.push(bytes);
-                s.sizes = std::mem::take(&mut region.sizes);
-                if let Some(d) = self.decision.as_mut().filter(|d| d.location == loc) {
-                    d.bytes = d.bytes.max(bytes);
-                }
-                finished = true;
-            } else {
+            if !done(&self.dry[k]) {
                 k += 1;
+                continue;
             }
+            let Dry { loc, mut region } = self.dry.swap_remove(k);
+            let _ = region.close(&mut never as &mut SnapFn<'_>);
+            let bytes = m.saved_bytes(&region);
+            let s = self.samples.entry(loc).or_default();
+            s.running = s.running.saturating_sub(1);
+            s.bytes.push(bytes);
+            s.sizes = std::mem::take(&mut region.sizes);
+            if let Some(d) = self.decision.as_mut().filter(|d| d.location == loc) {
+                d.bytes = d.bytes.max(bytes);
+            }
+            finished = true;
         }
         finished
     }
@@ -400,14 +412,7 @@ impl Learner {
     /// eligible level while learning, the eligible levels enclosing the decided one while
     /// reviewing.
     fn analyse(&mut self, counts: &dyn Counts) {
-        let mut levels = structure::analyse(&self.trace.locs, counts.distinct());
-        if !levels.iter().any(|l| l.eligible) {
-            for l in &mut levels {
-                if l.alike && l.passes >= FALLBACK_PASSES {
-                    l.eligible = true;
-                }
-            }
-        }
+        let levels = structure::analyse(&self.trace.locs, counts.distinct());
         let decided = self.decision.as_ref().map(|d| d.level.anchor);
         let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
         let decided_passes = decided.map(anchor_count);
@@ -429,10 +434,10 @@ impl Learner {
             for &mem in &l.union {
                 let s = self.samples.entry(mem).or_default();
                 let have = s.bytes.len() + s.running + s.wanted;
-                if have < MEASURE {
-                    s.wanted += MEASURE - have;
-                }
+                let more = MEASURE.saturating_sub(have);
+                s.wanted += more;
                 s.bound = s.bound.max(bound);
+                self.wanted += more;
             }
         }
         self.levels = levels;
@@ -459,6 +464,7 @@ impl Learner {
         for s in self.samples.values_mut() {
             s.wanted = 0;
         }
+        self.wanted = 0;
         Some(Event::Decided)
     }
 
@@ -487,6 +493,7 @@ impl Learner {
         for s in self.samples.values_mut() {
             s.wanted = 0;
         }
+        self.wanted = 0;
         Some(Event::Revised { from })
     }
 }

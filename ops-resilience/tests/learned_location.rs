@@ -1,0 +1,237 @@
+//! The learnt checkpoint location, judged against a brute-force oracle on random time-stepping
+//! programs (`programs`: inner loops with reduction-driven trip counts, sub-cycles, branches on
+//! fetched values, rare loops, double buffers swapped by handles, 1 to 3 dimensions).
+//!
+//! For every program:
+//! - the oracle forces the checkpoint location to each loop that runs exactly once per time
+//!   step (the `checkpoint_location` hint), runs the program, and takes the largest steady
+//!   checkpoint; the smallest of those is the truth;
+//! - with no hint, the learnt location's steady checkpoints save at most 1.05 x the truth, come
+//!   exactly once per N time steps at the location the report names, and the report's figure
+//!   for it is what they save;
+//! - restarting from every checkpoint gives bitwise the uninterrupted run's datasets and values,
+//!   and the restarted run checkpoints at the same loops as the uninterrupted one.
+//!
+//! Seeds are fixed (the failing seed is printed); `OPS_LEARN_SEED` adds one more, and
+//! `OPS_LEARN_PROGRAMS` sets how many programs run (default 300).
+
+mod common;
+mod programs;
+
+use common::Captured;
+use ops_backends::prelude::*;
+use ops_resilience::store::Checkpoint;
+use ops_resilience::{Resilience, ResilienceConfig};
+use programs::{generate, Outcome, Prog, World};
+
+/// Checkpoint every N time steps.
+const EVERY: [u64; 2] = [1, 2];
+
+fn config(every: u64) -> ResilienceConfig {
+    ResilienceConfig {
+        dir: Some("unused".into()),
+        every: Some(every),
+        app: Some("prop".into()),
+        ..ResilienceConfig::default()
+    }
+}
+
+/// What one run produced.
+struct Run {
+    outcome: Outcome,
+    checkpoints: Vec<Checkpoint>,
+    step_starts: Vec<u64>,
+    report: ops_resilience::diags::Report,
+}
+
+fn run(p: &Prog, cfg: Option<ResilienceConfig>, prep: impl FnOnce(&mut Resilience)) -> Run {
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    let store = Captured::default();
+    if let Some(cfg) = cfg {
+        let mut r = Resilience::new(cfg, Some(Box::new(store.clone())));
+        prep(&mut r);
+        ops.set_observer(Some(Box::new(r)));
+    }
+    let mut w = World::new(ops, p);
+    w.run(p).unwrap();
+    let outcome = w.outcome();
+    w.ops.finish().unwrap();
+    let report = w
+        .ops
+        .observer_mut::<Resilience>()
+        .map(|r| r.report().clone())
+        .unwrap_or_default();
+    Run {
+        outcome,
+        checkpoints: store.all(),
+        step_starts: w.step_starts,
+        report,
+    }
+}
+
+/// The time step a loop index falls in.
+fn step_of(starts: &[u64], loop_index: u64) -> usize {
+    starts
+        .partition_point(|&s| s <= loop_index)
+        .saturating_sub(1)
+}
+
+/// The largest checkpoint taken from the third step on whose region was not cut short by the
+/// end of the run (the earlier ones may still find start-up data recomputable).
+fn steady_max(r: &Run) -> Option<u64> {
+    let end = r.report.loops;
+    r.report
+        .checkpoints
+        .iter()
+        .filter(|c| step_of(&r.step_starts, c.loop_index) >= 3 && c.closed_at_loop < end)
+        .map(|c| c.bytes)
+        .max()
+}
+
+/// The whole property for one program; `Err` says what failed.
+fn judge(seed: u64) -> Result<(), String> {
+    let p = generate(seed);
+    let every = EVERY[(seed % 2) as usize];
+    let reference = run(&p, None, |_| {});
+    // The oracle: every loop that runs once per step, forced.
+    let mut truth: Option<(u64, String)> = None;
+    for name in p.once_per_step() {
+        let forced = run(&p, Some(config(every)), |r| r.set_location(&name));
+        if forced.outcome != reference.outcome {
+            return Err(format!("checkpointing at `{name}` changed the results"));
+        }
+        if let Some(b) = steady_max(&forced) {
+            if truth.as_ref().is_none_or(|(t, _)| b < *t) {
+                truth = Some((b, name));
+            }
+        }
+    }
+    let (truth, best) = truth.ok_or("the oracle took no steady checkpoint")?;
+    // The learnt location.
+    let learnt = run(&p, Some(config(every)), |_| {});
+    if learnt.outcome != reference.outcome {
+        return Err("checkpointing changed the results".into());
+    }
+    let loc = &learnt.report.location;
+    let chosen = loc.chosen.clone().ok_or("no location was decided")?;
+    let chosen_name = chosen.split('@').next().unwrap_or_default().to_string();
+    if !p.once_per_step().contains(&chosen_name) {
+        return Err(format!(
+            "the chosen location `{chosen_name}` does not run once per step (those are {:?})",
+            p.once_per_step()
+        ));
+    }
+    let got = steady_max(&learnt).ok_or("no steady checkpoint at the learnt location")?;
+    let figure = loc
+        .bytes
+        .ok_or("the report has no figure for the location")?;
+    let largest = learnt
+        .report
+        .checkpoints
+        .iter()
+        .filter(|c| !c.provisional)
+        .map(|c| c.bytes)
+        .max()
+        .unwrap_or(0);
+    if figure < got || figure as f64 > 1.01 * largest as f64 {
+        return Err(format!(
+            "the report's figure {figure} is not what the checkpoints there save (at most \
+             {largest}, steady {got})"
+        ));
+    }
+    if got as f64 > 1.05 * truth as f64 {
+        return Err(format!(
+            "the learnt location `{chosen_name}` saves {got} bytes, the oracle's `{best}` {truth} \
+             ({:.3} x)",
+            got as f64 / truth.max(1) as f64
+        ));
+    }
+    let decided: Vec<&ops_resilience::diags::CheckpointReport> = learnt
+        .report
+        .checkpoints
+        .iter()
+        .filter(|c| !c.provisional)
+        .collect();
+    for c in &decided {
+        if c.location != chosen {
+            return Err(format!(
+                "checkpoint {} at `{}`, not at the chosen location",
+                c.sequence, c.location
+            ));
+        }
+    }
+    let steps: Vec<usize> = decided
+        .iter()
+        .map(|c| step_of(&learnt.step_starts, c.loop_index))
+        .collect();
+    if steps.windows(2).any(|w| w[1] - w[0] != every as usize) {
+        return Err(format!("checkpoints at steps {steps:?}, not every {every}"));
+    }
+    // Restarts from every checkpoint.
+    let schedule: Vec<u64> = learnt
+        .report
+        .checkpoints
+        .iter()
+        .map(|c| c.loop_index)
+        .collect();
+    for ck in &learnt.checkpoints {
+        let mut cfg = config(every);
+        cfg.restart = true;
+        let ck2 = ck.clone();
+        let again = run(&p, Some(cfg), move |r| r.restart_from(ck2).unwrap());
+        if again.outcome != reference.outcome {
+            return Err(format!(
+                "the restart from checkpoint {} (loop {}) differs from the uninterrupted run",
+                ck.meta.sequence, ck.meta.loop_index
+            ));
+        }
+        let after: Vec<u64> = schedule
+            .iter()
+            .copied()
+            .filter(|&l| l > ck.meta.loop_index)
+            .collect();
+        let took: Vec<u64> = again
+            .report
+            .checkpoints
+            .iter()
+            .map(|c| c.loop_index)
+            .collect();
+        if took != after {
+            return Err(format!(
+                "restarted from loop {}, checkpointed at {took:?}; the uninterrupted run at \
+                 {after:?}",
+                ck.meta.loop_index
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_learnt_location_is_the_oracles_on_random_programs() {
+    let count: u64 = std::env::var("OPS_LEARN_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let mut seeds: Vec<u64> = (0..count).map(|i| 0x1ea4_0000 + i).collect();
+    if let Some(s) = std::env::var("OPS_LEARN_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        seeds.push(s);
+    }
+    let mut failures = Vec::new();
+    for &seed in &seeds {
+        if let Err(e) = judge(seed) {
+            failures.push(format!("seed {seed}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs failed (rerun one with OPS_LEARN_SEED=<seed> \
+         OPS_LEARN_PROGRAMS=0):\n{}",
+        failures.len(),
+        seeds.len(),
+        failures.join("\n")
+    );
+}
