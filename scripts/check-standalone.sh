@@ -6,11 +6,13 @@
 #                                                outside the repository (the workspace's shared
 #                                                folder beside it, or this machine's paths)
 #   bash scripts/check-standalone.sh --copy DIR  the same check, then copies the tracked files
-#                                                (as they are in the working tree) to DIR/ops-rs,
-#                                                where DIR holds nothing else, and prints that path
+#                                                (as they are in the working tree) to DIR, whose
+#                                                parent must hold no `shared` folder
 #
-# .ci/run runs the tests in such a copy: whatever a test reads outside the tracked files (a deck
-# beside the repository, an untracked file) is then missing and the test fails.
+# .ci/run runs the tests in such a copy, built into a target directory of its own (a build
+# shared with the checkout would reuse binaries that have the checkout's paths compiled in):
+# whatever a test reads outside the tracked files (a deck beside the repository, an untracked
+# file) is then missing and the test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,12 +27,11 @@ echo "check-standalone: no tracked file names a directory outside the repository
 if [ "${1:-}" = "--copy" ]; then
   dir=${2:?usage: check-standalone.sh --copy DIR}
   rm -rf "$dir"
-  mkdir -p "$dir/ops-rs"
-  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$dir/ops-rs"
-  if [ -n "$(ls -A "$dir" | grep -vx ops-rs)" ] || [ -e "$dir/ops-rs/../shared" ]; then
-    echo "check-standalone: $dir holds more than the copy" >&2
+  mkdir -p "$dir"
+  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$dir"
+  if [ -e "$dir/../shared" ]; then
+    echo "check-standalone: $dir/../shared exists; copy elsewhere" >&2
     exit 1
   fi
-  echo "check-standalone: $(git ls-files | wc -l) tracked files copied to $dir/ops-rs" >&2
-  echo "$dir/ops-rs"
+  echo "check-standalone: $(git ls-files | wc -l) tracked files copied to $dir" >&2
 fi
