@@ -2,7 +2,7 @@
 //!
 //! `cargo bench -p ops-benches` prints criterion's throughput (effective bandwidth: bytes read and
 //! written once per point) and, after each group, the figure as a share of the machine's 2-thread
-//! STREAM triad (21.5 GB/s, `../shared/reference/README.md`).
+//! STREAM triad (`ops_benches::STREAM_TRIAD_2T`).
 //!
 //! Backends: rayon, seq and wgpu. A sample is a batch of steps followed by one `synchronize`, so
 //! the wgpu figures include the device finishing its work. Without an adapter offering f64 the

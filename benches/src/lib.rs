@@ -6,8 +6,9 @@
 
 use ops_backends::prelude::*;
 
-/// STREAM-style triad bandwidth with 2 threads measured on the reference machine
-/// (`../shared/reference/README.md`), in bytes per second.
+/// STREAM-style triad bandwidth with 2 threads, in bytes per second, as measured once on the
+/// machine these benchmarks were first run on (not measured where they run: a share of it means
+/// something only on that machine).
 pub const STREAM_TRIAD_2T: f64 = 21.5e9;
 
 #[kernel]

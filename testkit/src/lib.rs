@@ -1,6 +1,7 @@
 //! Helpers for the applications' end-to-end tests (dev-dependency only): comparing
 //! `--summary-json` files number by number, the kill-and-restart judgement of one app
-//! ([`restart`]), the deck-parser fuzzing machinery ([`deck_fuzz`]), and launching an app binary
+//! ([`restart`]), the deck-parser fuzzing machinery ([`deck_fuzz`]), reading the original
+//! Fortran mini-apps' stored output logs ([`fortran`]), and launching an app binary
 //! under Open MPI's `mpirun`, optionally with one process killed by SIGKILL at a given loop
 //! (`OPS_INJECT_FAILURE=loop:N` on that process only).
 //!
@@ -14,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod deck_fuzz;
+pub mod fortran;
 pub mod restart;
 mod skip;
 

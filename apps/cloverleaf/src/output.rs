@@ -95,12 +95,22 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let (t, pass) = verdict(1, 1.82280367310258).unwrap();
-        assert!(pass, "{t}");
-        assert!(t.contains("PASSED"));
-        let (_, pass) = verdict(1, 1.83).unwrap();
-        assert!(!pass);
+        // Every published test problem passes at its expected value, just inside 0.001 % on
+        // either side, and fails just outside.
+        for (n, ke) in crate::deck::EXPECTED_KE {
+            let (t, pass) = verdict(n, ke).unwrap();
+            assert!(pass && t.ends_with("This test is considered PASSED"), "{t}");
+            for off in [0.99999e-5, -0.99999e-5] {
+                let (t, pass) = verdict(n, ke * (1.0 + off)).unwrap();
+                assert!(pass, "{off:e} off: {t}");
+            }
+            for off in [1.00001e-5, -1.00001e-5] {
+                let (t, pass) = verdict(n, ke * (1.0 + off)).unwrap();
+                assert!(!pass && t.ends_with("NOT PASSED"), "{off:e} off: {t}");
+            }
+        }
         assert!(verdict(0, 1.0).is_none());
+        assert!(verdict(6, 1.0).is_none());
     }
 
     #[test]

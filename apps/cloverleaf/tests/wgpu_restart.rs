@@ -14,10 +14,7 @@ use std::process::Command;
 use ops_testkit::{assert_summaries_agree, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
-const REFERENCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/decks/cloverleaf2d"
-);
+const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 fn wgpu_available() -> bool {
     match ops_backends::WgpuBackend::new() {
@@ -33,6 +30,8 @@ fn wgpu_available() -> bool {
 
 /// One run of test problem 1 on `backend`, checkpointing into `dir/ckpt` in mode `ckpt` if
 /// given, killed at loop `kill_at` if given. Returns whether it exited normally, and its stdout.
+/// The summaries of an earlier run (`dir/out.json`) are deleted first, so that what is read
+/// back afterwards was written by this run.
 fn run(
     dir: &Path,
     backend: &str,
@@ -40,6 +39,7 @@ fn run(
     restart: bool,
     kill_at: Option<u64>,
 ) -> (bool, String) {
+    let _ = std::fs::remove_file(dir.join("out.json"));
     let mut c = Command::new(BIN);
     c.arg(PathBuf::from(REFERENCE).join("clover_test1.in"))
         .args(["--no-progress", "--ops-backend", backend, "--summary-json"])

@@ -25,10 +25,7 @@ const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shaders/golden/cloverleaf"
 );
-const REFERENCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/decks/cloverleaf2d"
-);
+const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 /// Every CloverLeaf kernel's generated WGSL (or its reason for having none), by file name.
 fn generated() -> BTreeMap<String, String> {

@@ -158,9 +158,18 @@ mod tests {
             "Test problem   1 is within   0.0000000E+00% of the expected solution\n \
              This test is considered PASSED"
         );
-        let (t, pass) = verdict(1, 1.83, 1.82280367310258);
-        assert!(!pass);
-        assert!(t.ends_with("NOT PASSED"), "{t}");
+        // The threshold is 0.001 %: 0.99999e-5 relative on either side passes, 1.00001e-5 fails.
+        let expected = 1.82280367310258;
+        for off in [0.99999e-5, -0.99999e-5] {
+            let (t, pass) = verdict(1, expected * (1.0 + off), expected);
+            assert!(pass && t.ends_with(" PASSED") && !t.contains("NOT"), "{t}");
+        }
+        let (t, _) = verdict(1, expected * (1.0 + 0.99999e-5), expected);
+        assert!(t.contains("within   0.9999900E-03%"), "{t}");
+        for off in [1.00001e-5, -1.00001e-5] {
+            let (t, pass) = verdict(1, expected * (1.0 + off), expected);
+            assert!(!pass && t.ends_with("NOT PASSED"), "{t}");
+        }
     }
 
     #[test]

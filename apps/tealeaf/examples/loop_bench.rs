@@ -184,13 +184,10 @@ fn update_r_rr(w: Read<f64>, r: ReadWrite<f64>, alpha: Global<f64>, rrn: Sum<f64
 
 fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let deck_path = args.get(1).cloned().unwrap_or_else(|| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/decks/tealeaf/tea_bm_3.in"
-        )
-        .to_string()
-    });
+    let deck_path = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/decks/tea_bm_3.in").to_string());
     let threads: usize = args.get(2).map(|t| t.parse().unwrap()).unwrap_or(2);
     let reps: usize = args.get(3).map(|t| t.parse().unwrap()).unwrap_or(60);
     let deck = tealeaf::deck::load(std::path::Path::new(&deck_path))?;

@@ -726,25 +726,58 @@ mod tests {
         assert!(err.message.contains("tl_max_iters"), "{err}");
     }
 
+    /// The expected values are the ones the original checks against: on every stored log of
+    /// the original Fortran running a test problem (`reference/`), this port's verdict on the
+    /// original's final temperature gives the original's verdict: the same `within` line (the
+    /// difference it prints to 7 digits pins the expected value to about an ulp) and the same
+    /// pass or fail.
     #[test]
     fn expected_values() {
-        assert_eq!(expected_temperature(2), Some(106.27221178646569));
+        use ops_testkit::fortran;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = Vec::new();
+        for (name, log) in fortran::logs_in(&root.join("reference"), ".tea.out") {
+            let deck = load(&root.join("decks").join(&name)).unwrap_or_else(|e| panic!("{e}"));
+            if deck.test_problem == 0 {
+                continue;
+            }
+            let text = fortran::read_log(&log);
+            let temperature = fortran::final_summary(&text).values[4];
+            let (ours, pass) = crate::output::verdict(deck.test_problem, temperature).unwrap();
+            // The original's verdict: the `within` line, then whether it passed (its log
+            // file spells the failure "This is test is considered NOT PASSED").
+            let mut theirs = text.lines().skip_while(|l| !l.starts_with("Test problem"));
+            let (within, passed) = (theirs.next().unwrap(), theirs.next().unwrap());
+            assert_eq!(
+                ours.lines().next().unwrap().trim(),
+                within.trim(),
+                "{name}: verdict on the original's value {temperature}"
+            );
+            assert_eq!(pass, !passed.contains("NOT PASSED"), "{name}: {passed}");
+            checked.push(deck.test_problem);
+        }
+        checked.sort();
+        assert_eq!(checked, [1, 2, 3, 4], "test problems with a stored log");
         assert_eq!(expected_temperature(7), None);
     }
 
+    /// Every deck shipped in `decks/` parses; the benchmark decks select CG.
     #[test]
-    fn reference_decks_parse() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/decks/tealeaf"
-        );
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries {
+    fn shipped_decks_parse() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             let d = load(&p).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(d.solver, Solver::Cg);
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tea_bm_")
+            {
+                assert_eq!(d.solver, Solver::Cg, "{}", p.display());
+            }
+            n += 1;
         }
+        assert!(n >= 9, "{n} decks in {dir}");
     }
 }

@@ -122,12 +122,25 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let (t, pass) = verdict(1, 157.55084183279294).unwrap();
-        assert!(pass, "{t}");
-        assert!(t.contains("This test is considered PASSED"));
-        let (_, pass) = verdict(1, 157.6).unwrap();
-        assert!(!pass);
+        // Every published test problem passes at its expected value, just inside 0.001 % on
+        // either side, and fails just outside.
+        for (n, t) in crate::deck::EXPECTED_TEMPERATURE {
+            let (text, pass) = verdict(n, t).unwrap();
+            assert!(
+                pass && text.ends_with("This test is considered PASSED"),
+                "{text}"
+            );
+            for off in [0.99999e-5, -0.99999e-5] {
+                let (text, pass) = verdict(n, t * (1.0 + off)).unwrap();
+                assert!(pass, "{off:e} off: {text}");
+            }
+            for off in [1.00001e-5, -1.00001e-5] {
+                let (text, pass) = verdict(n, t * (1.0 + off)).unwrap();
+                assert!(!pass && text.ends_with("NOT PASSED"), "{off:e} off: {text}");
+            }
+        }
         assert!(verdict(0, 1.0).is_none());
+        assert!(verdict(7, 1.0).is_none());
     }
 
     #[test]

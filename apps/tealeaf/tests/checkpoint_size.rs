@@ -9,15 +9,12 @@ use clap::Parser;
 use ops_testkit::{assert_steady_checkpoint_at_most, scratch};
 use tealeaf::{run, Cli};
 
-const REFERENCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/decks/tealeaf"
-);
+const DECKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 #[test]
 fn steady_state_checkpoints_save_at_most_1_05_x_energy1() {
     let dir = scratch("tealeaf", "ckpt-size");
-    let deck = PathBuf::from(REFERENCE).join("tea_bm_2.in");
+    let deck = PathBuf::from(DECKS).join("tea_bm_2.in");
     let (diags, ckpt) = (dir.join("diags.json"), dir.join("ckpt"));
     let args = [
         "tealeaf",

@@ -10,14 +10,11 @@ use std::process::Command;
 use ops_testkit::{assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tealeaf");
-const REFERENCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/decks/tealeaf"
-);
+const DECKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 fn problem_on_ranks(deck: &str) {
     let dir = scratch("tealeaf-mpi", deck);
-    let deck = PathBuf::from(REFERENCE).join(deck);
+    let deck = PathBuf::from(DECKS).join(deck);
     let serial = dir.join("serial.json");
     let out = Command::new(BIN)
         .arg(&deck)
