@@ -4,11 +4,13 @@
 //!
 //! For every program:
 //! - the oracle forces the checkpoint location to each loop that runs exactly once per time
-//!   step (the `checkpoint_location` hint), runs the program, and takes the largest steady
-//!   checkpoint; the smallest of those is the truth;
-//! - with no hint, the learnt location's steady checkpoints save at most 1.05 x the truth, come
-//!   exactly once per N time steps at the location the report names, and the report's figure
-//!   for it is what they save;
+//!   step (the `checkpoint_location` hint, a checkpoint every step), runs the program, and
+//!   takes the mean of its checkpoints at the steps where the learnt run checkpointed; the
+//!   smallest of those is the truth;
+//! - with no hint, the learnt location's steady checkpoints save at most 1.05 x the truth on
+//!   average, come exactly once per N time steps at the location the report names (after its
+//!   decision; it may be revised once, when a loop taken for one of the step turns out
+//!   conditional), and the report's figure for it is the largest of them;
 //! - restarting from every checkpoint gives bitwise the uninterrupted run's datasets and values,
 //!   and the restarted run checkpoints at the same loops as the uninterrupted one.
 //!
@@ -22,7 +24,7 @@ use common::Captured;
 use ops_backends::prelude::*;
 use ops_resilience::store::Checkpoint;
 use ops_resilience::{Resilience, ResilienceConfig};
-use programs::{generate, Outcome, Prog, World};
+use programs::{generate, once_per_step, Outcome, Prog, World};
 
 /// Checkpoint every N time steps.
 const EVERY: [u64; 2] = [1, 2];
@@ -41,6 +43,7 @@ struct Run {
     outcome: Outcome,
     checkpoints: Vec<Checkpoint>,
     step_starts: Vec<u64>,
+    ran: Vec<Vec<String>>,
     report: ops_resilience::diags::Report,
 }
 
@@ -65,6 +68,7 @@ fn run(p: &Prog, cfg: Option<ResilienceConfig>, prep: impl FnOnce(&mut Resilienc
         outcome,
         checkpoints: store.all(),
         step_starts: w.step_starts,
+        ran: w.ran,
         report,
     }
 }
@@ -76,16 +80,22 @@ fn step_of(starts: &[u64], loop_index: u64) -> usize {
         .saturating_sub(1)
 }
 
-/// The largest checkpoint taken from the third step on whose region was not cut short by the
-/// end of the run (the earlier ones may still find start-up data recomputable).
-fn steady_max(r: &Run) -> Option<u64> {
+/// The checkpoints taken from `from_step` on whose region was not cut short by the end of the
+/// run (before the third step they may still find start-up data recomputable), with their steps.
+fn steady(r: &Run, from_step: usize) -> Vec<(usize, u64)> {
     let end = r.report.loops;
     r.report
         .checkpoints
         .iter()
-        .filter(|c| step_of(&r.step_starts, c.loop_index) >= 3 && c.closed_at_loop < end)
-        .map(|c| c.bytes)
-        .max()
+        .map(|c| (step_of(&r.step_starts, c.loop_index), c))
+        .filter(|(s, c)| *s >= from_step.max(3) && c.closed_at_loop < end && !c.provisional)
+        .map(|(s, c)| (s, c.bytes))
+        .collect()
+}
+
+/// The mean bytes of checkpoints: what a location costs over the run.
+fn mean(v: &[(usize, u64)]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().map(|(_, b)| *b as f64).sum::<f64>() / v.len() as f64)
 }
 
 /// The whole property for one program; `Err` says what failed.
@@ -93,20 +103,7 @@ fn judge(seed: u64) -> Result<(), String> {
     let p = generate(seed);
     let every = EVERY[(seed % 2) as usize];
     let reference = run(&p, None, |_| {});
-    // The oracle: every loop that runs once per step, forced.
-    let mut truth: Option<(u64, String)> = None;
-    for name in p.once_per_step() {
-        let forced = run(&p, Some(config(every)), |r| r.set_location(&name));
-        if forced.outcome != reference.outcome {
-            return Err(format!("checkpointing at `{name}` changed the results"));
-        }
-        if let Some(b) = steady_max(&forced) {
-            if truth.as_ref().is_none_or(|(t, _)| b < *t) {
-                truth = Some((b, name));
-            }
-        }
-    }
-    let (truth, best) = truth.ok_or("the oracle took no steady checkpoint")?;
+    let candidates = once_per_step(&reference.ran);
     // The learnt location.
     let learnt = run(&p, Some(config(every)), |_| {});
     if learnt.outcome != reference.outcome {
@@ -115,50 +112,28 @@ fn judge(seed: u64) -> Result<(), String> {
     let loc = &learnt.report.location;
     let chosen = loc.chosen.clone().ok_or("no location was decided")?;
     let chosen_name = chosen.split('@').next().unwrap_or_default().to_string();
-    if !p.once_per_step().contains(&chosen_name) {
+    if !candidates.contains(&chosen_name) {
         return Err(format!(
-            "the chosen location `{chosen_name}` does not run once per step (those are {:?})",
-            p.once_per_step()
+            "the chosen location `{chosen_name}` does not run once per step (those are \
+             {candidates:?})"
         ));
     }
-    let got = steady_max(&learnt).ok_or("no steady checkpoint at the learnt location")?;
-    let figure = loc
-        .bytes
-        .ok_or("the report has no figure for the location")?;
-    let largest = learnt
-        .report
-        .checkpoints
-        .iter()
-        .filter(|c| !c.provisional)
-        .map(|c| c.bytes)
-        .max()
-        .unwrap_or(0);
-    if figure < got || figure as f64 > 1.01 * largest as f64 {
-        return Err(format!(
-            "the report's figure {figure} is not what the checkpoints there save (at most \
-             {largest}, steady {got})"
-        ));
+    if loc.revisions > 1 {
+        return Err(format!("the location was revised {} times", loc.revisions));
     }
-    if got as f64 > 1.05 * truth as f64 {
-        return Err(format!(
-            "the learnt location `{chosen_name}` saves {got} bytes, the oracle's `{best}` {truth} \
-             ({:.3} x)",
-            got as f64 / truth.max(1) as f64
-        ));
-    }
+    // Since the (last) decision: every checkpoint at the chosen location, once per N steps.
+    let since = loc.chosen_at_loop.unwrap_or(0);
     let decided: Vec<&ops_resilience::diags::CheckpointReport> = learnt
         .report
         .checkpoints
         .iter()
-        .filter(|c| !c.provisional)
+        .filter(|c| !c.provisional && c.loop_index > since)
         .collect();
-    for c in &decided {
-        if c.location != chosen {
-            return Err(format!(
-                "checkpoint {} at `{}`, not at the chosen location",
-                c.sequence, c.location
-            ));
-        }
+    if let Some(c) = decided.iter().find(|c| c.location != chosen) {
+        return Err(format!(
+            "checkpoint {} at `{}`, not at the chosen location",
+            c.sequence, c.location
+        ));
     }
     let steps: Vec<usize> = decided
         .iter()
@@ -166,6 +141,47 @@ fn judge(seed: u64) -> Result<(), String> {
         .collect();
     if steps.windows(2).any(|w| w[1] - w[0] != every as usize) {
         return Err(format!("checkpoints at steps {steps:?}, not every {every}"));
+    }
+    let first = *steps.first().ok_or("no checkpoint after the decision")?;
+    let got = steady(&learnt, first);
+    let got_mean = mean(&got).ok_or("no steady checkpoint at the learnt location")?;
+    let figure = loc.bytes.ok_or("the report has no figure for the location")?;
+    let largest = decided.iter().map(|c| c.bytes).max().unwrap_or(0);
+    let steady_max = got.iter().map(|(_, b)| *b).max().unwrap_or(0);
+    if figure < steady_max || figure as f64 > 1.01 * largest as f64 {
+        return Err(format!(
+            "the report's figure {figure} is not what the checkpoints there save (at most \
+             {largest}, steady {steady_max})"
+        ));
+    }
+    // The oracle: every loop that runs once per step, forced (a checkpoint every step), costed
+    // at the steps where the learnt location checkpointed.
+    let mut truth: Option<(f64, String)> = None;
+    for name in &candidates {
+        let forced = run(&p, Some(config(1)), |r| r.set_location(name));
+        if forced.outcome != reference.outcome {
+            return Err(format!("checkpointing at `{name}` changed the results"));
+        }
+        let at_steps: Vec<(usize, u64)> = steady(&forced, first)
+            .into_iter()
+            .filter(|(s, _)| got.iter().any(|(g, _)| g == s))
+            .collect();
+        if at_steps.len() < got.len() {
+            continue;
+        }
+        if let Some(b) = mean(&at_steps) {
+            if truth.as_ref().is_none_or(|(t, _)| b < *t) {
+                truth = Some((b, name.clone()));
+            }
+        }
+    }
+    let (truth, best) = truth.ok_or("the oracle took no steady checkpoint")?;
+    if got_mean > 1.05 * truth {
+        return Err(format!(
+            "the learnt location `{chosen_name}` saves {got_mean:.0} bytes a checkpoint, the \
+             oracle's `{best}` {truth:.0} ({:.3} x)",
+            got_mean / truth.max(1.0)
+        ));
     }
     // Restarts from every checkpoint.
     let schedule: Vec<u64> = learnt
@@ -234,4 +250,25 @@ fn the_learnt_location_is_the_oracles_on_random_programs() {
         seeds.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+#[ignore]
+fn debug_one() {
+    let seed: u64 = std::env::var("OPS_LEARN_SEED").unwrap().parse().unwrap();
+    let p = generate(seed);
+    eprintln!("{p:#?}");
+    let learnt = run(&p, Some(config(EVERY[(seed % 2) as usize])), |_| {});
+    eprintln!("steps {:?}", learnt.step_starts);
+    eprintln!("{:#?}", learnt.report.location);
+    for c in &learnt.report.checkpoints {
+        eprintln!("ck {} at {} {} {} prov {}", c.sequence, c.loop_index, c.location, c.bytes, c.provisional);
+    }
+    if let Ok(name) = std::env::var("OPS_LEARN_FORCE") {
+        let forced = run(&p, Some(config(EVERY[(seed % 2) as usize])), |r| r.set_location(&name));
+        for c in &forced.report.checkpoints {
+            eprintln!("forced ck {} at {} step {} {}", c.sequence, c.loop_index, step_of(&forced.step_starts, c.loop_index), c.bytes);
+            for d in &c.decisions { if d.saved_bytes > 0 { eprintln!("    {} {} {}", d.name, d.reason, d.saved_bytes); } }
+        }
+    }
 }

@@ -37,6 +37,9 @@ pub(crate) struct Tracker {
     pub queries: Vec<LoggedQuery>,
     /// An explicit dataset list restricts checkpoints (`checkpoint_datasets`).
     pub list_set: bool,
+    /// The last loop that wrote recomputable (pure) data: until a pass has gone by without
+    /// one, what a checkpoint would save is not yet what it will save from then on.
+    pub last_pure_write: u64,
 }
 
 impl Tracker {
@@ -95,6 +98,7 @@ impl Tracker {
             any_pure |= pure;
         }
         if any_pure {
+            self.last_pure_write = index;
             self.history.push(HistEntry::Loop {
                 index,
                 fp: fp.clone(),
@@ -274,6 +278,10 @@ impl Tracker {
 }
 
 impl Measure for Tracker {
+    fn last_pure_write(&self) -> u64 {
+        self.last_pure_write
+    }
+
     fn dry_region(&self, start: u64, bound: u64) -> Region {
         let mut r = Region::new(start, bound, false);
         self.add_targets(&mut r, false, false);

@@ -53,6 +53,9 @@ pub const REVIEW_GAPS: u64 = 8;
 /// What the learner needs from the tracker: dry regions with the datasets' current targets,
 /// and the bytes a closed one saves.
 pub trait Measure {
+    /// The last loop whose writes were recomputable (start-up data): a measurement is steady
+    /// only once a pass has gone by since.
+    fn last_pure_write(&self) -> u64;
     /// A dry region opening before loop `start`, closing after at most `bound` loops, with a
     /// save entry for everything a real checkpoint opening there would consider.
     fn dry_region(&self, start: u64, bound: u64) -> Region;
@@ -116,6 +119,9 @@ pub struct Samples {
     running: usize,
     /// Their bound.
     bound: u64,
+    /// The longest pass of the level that asked for them.
+    #[serde(default)]
+    pass: u64,
 }
 
 impl Samples {
@@ -143,6 +149,28 @@ pub struct Decision {
     pub bytes: u64,
     /// The loop index at which it was decided.
     pub at_loop: u64,
+    /// Per member (in `level.members` order), relative to the chosen location `C`: 0 before
+    /// its first occurrence since the decision, then 1 when `C` has not occurred since its last
+    /// occurrence, 2 when `C` has.
+    #[serde(default)]
+    since: Vec<u8>,
+    /// Members that occurred a second time without `C` in between, since `C` last occurred.
+    #[serde(default)]
+    missing: u32,
+}
+
+impl Decision {
+    fn new(level: Level, location: u32, bytes: u64, at_loop: u64) -> Decision {
+        let n = level.members.len();
+        Decision {
+            level,
+            location,
+            bytes,
+            at_loop,
+            since: vec![0; n],
+            missing: 0,
+        }
+    }
 }
 
 /// The location learner (see the module docs).
@@ -163,6 +191,10 @@ pub struct Learner {
     /// `known` as a bit set by location id (rebuilt after a restore).
     #[serde(skip)]
     known_bits: Vec<u64>,
+    /// By location id: 1 + its position among the decided level's members, or 0 (rebuilt after
+    /// a restore).
+    #[serde(skip)]
+    member_of: Vec<u32>,
 }
 
 /// Counts of the loop trace the learner reads from the location table.
@@ -254,7 +286,7 @@ impl Learner {
         self.rebuild_bits();
     }
 
-    /// Rebuilds the bit set of known locations (after a restore).
+    /// Rebuilds the lookup tables that are not saved (after a restore).
     pub fn rebuild_bits(&mut self) {
         self.known_bits.clear();
         for &l in &self.known {
@@ -264,6 +296,60 @@ impl Learner {
             }
             self.known_bits[w] |= 1 << (l % 64);
         }
+        self.member_of.clear();
+        if let Some(d) = &self.decision {
+            for (i, &m) in d.level.members.iter().enumerate() {
+                if self.member_of.len() <= m as usize {
+                    self.member_of.resize(m as usize + 1, 0);
+                }
+                self.member_of[m as usize] = i as u32 + 1;
+            }
+        }
+    }
+
+    /// Checks, pass by pass, that the chosen location runs exactly once per pass: the structure
+    /// was seen over a few passes only, and a branch taken every time so far or an inner loop
+    /// that has not iterated twice yet looks like a loop of the pass. Every other member votes:
+    /// a member occurring twice without the chosen location in between says it was skipped, the
+    /// chosen location occurring twice without a member in between says it repeats. When most
+    /// members say so, checkpoints move to the best other member.
+    fn verify(&mut self, loc: u32, index: u64) -> Option<Event> {
+        let d = self.decision.as_mut()?;
+        let member = self.member_of.get(loc as usize).copied().unwrap_or(0) as usize;
+        if member == 0 {
+            return None;
+        }
+        let i = member - 1;
+        let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+        let wrong = if loc == d.location {
+            let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
+            for v in d.since.iter_mut().filter(|v| **v > 0) {
+                *v = 2;
+            }
+            d.missing = 0;
+            2 * twice > voters
+        } else {
+            if d.since[i] == 1 {
+                d.missing += 1;
+            }
+            d.since[i] = 1;
+            2 * d.missing > voters.max(1)
+        };
+        if !wrong || d.level.members.len() < 2 {
+            return None;
+        }
+        let from = d.location;
+        let (bytes, location) = d
+            .level
+            .members
+            .iter()
+            .filter(|&&m| m != from)
+            .filter_map(|&m| self.samples.get(&m).and_then(Samples::max).map(|b| (b, m)))
+            .min()?;
+        d.level.members.retain(|&m| m != from);
+        *d = Decision::new(d.level.clone(), location, bytes, index);
+        self.rebuild_bits();
+        Some(Event::Revised { from })
     }
 
     /// Fixes the decision from outside (a restart taking over a checkpoint's state uses
@@ -300,7 +386,13 @@ impl Learner {
             self.finish_dry(|d| d.loc == loc, m);
         }
         if self.wanted > 0 {
-            if let Some(s) = self.samples.get_mut(&loc).filter(|s| s.wanted > 0) {
+            let steady_from = m.last_pure_write();
+            let steady = |s: &Samples| index > steady_from + s.pass;
+            if let Some(s) = self
+                .samples
+                .get_mut(&loc)
+                .filter(|s| s.wanted > 0 && steady(s))
+            {
                 s.wanted -= 1;
                 s.running += 1;
                 self.wanted -= 1;
@@ -310,6 +402,11 @@ impl Learner {
         }
         let finished = !self.dry.is_empty() && self.feed_dry(fp, m);
         let mut event = None;
+        if self.decision.is_some() {
+            if let Some(e) = self.verify(loc, index) {
+                return Some(e);
+            }
+        }
         match self.phase {
             Phase::Decided => {
                 if !self.is_known(loc) && counts.count(loc) >= 2 {
@@ -413,6 +510,11 @@ impl Learner {
     /// reviewing.
     fn analyse(&mut self, counts: &dyn Counts) {
         let levels = structure::analyse(&self.trace.locs, counts.distinct());
+        if std::env::var("OPS_DEBUG_LEARN").is_ok() {
+            for l in levels.iter().filter(|l| l.passes >= 2) {
+                eprintln!("{} LEVEL {} members {} core {} union {} passes {} covers {} alike {} elig {} distinct {}", self.trace.start + self.trace.locs.len() as u64, l.anchor, l.members.len(), l.core.len(), l.union.len(), l.passes, l.covers, l.alike, l.eligible, counts.distinct());
+            }
+        }
         let decided = self.decision.as_ref().map(|d| d.level.anchor);
         let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
         let decided_passes = decided.map(anchor_count);
@@ -437,6 +539,7 @@ impl Learner {
                 let more = MEASURE.saturating_sub(have);
                 s.wanted += more;
                 s.bound = s.bound.max(bound);
+                s.pass = s.pass.max(l.max_pass);
                 self.wanted += more;
             }
         }
@@ -452,12 +555,8 @@ impl Learner {
 
         let (location, bytes) = self.best_member(&level)?;
         self.set_known(level.core.iter().copied());
-        self.decision = Some(Decision {
-            level,
-            location,
-            bytes,
-            at_loop: index,
-        });
+        self.decision = Some(Decision::new(level, location, bytes, index));
+        self.rebuild_bits();
         self.phase = Phase::Decided;
         self.trace = Trace::default();
         self.levels.clear();
@@ -482,12 +581,8 @@ impl Learner {
         let (location, bytes) = self.best_member(&better)?;
         let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
         self.set_known(seen.into_iter().chain(better.core.iter().copied()));
-        self.decision = Some(Decision {
-            level: better,
-            location,
-            bytes,
-            at_loop: index,
-        });
+        self.decision = Some(Decision::new(better, location, bytes, index));
+        self.rebuild_bits();
         self.phase = Phase::Decided;
         self.levels.clear();
         for s in self.samples.values_mut() {
@@ -513,6 +608,9 @@ mod tests {
     }
 
     impl Measure for Fake {
+        fn last_pure_write(&self) -> u64 {
+            0
+        }
         fn dry_region(&self, start: u64, bound: u64) -> Region {
             let mut r = Region::new(start, bound, false);
             for &d in &self.saved {

@@ -13,10 +13,11 @@
 //! - the *union* occurs in some pass (also rare and conditional loops).
 //!
 //! A level is *eligible* to be the program's outer iteration when it has at least
-//! [`MIN_PASSES`] complete passes, its anchor still recurs, its core holds more than half of
-//! the distinct loops the program has run so far (*coverage*: the loops of an inner solver, or
-//! of a helper called several times per time step, are a small part of the program; the time
-//! step runs nearly all of them every pass), and its passes are alike:
+//! [`MIN_PASSES`] complete passes, its anchor still recurs, its passes reach more than half of
+//! the distinct loops the program has run lately and its core more than a third (*coverage*:
+//! the loops of an inner solver, or of a helper called several times per time step, are a
+//! small part of the program; the time step runs most of them every pass), and its passes are
+//! alike:
 //! in at least half of them the core makes up at least half of the distinct loops (a location
 //! called twice per time step, whose passes alternate between two halves of the step, is no
 //! iteration).
@@ -50,7 +51,8 @@ pub struct Level {
     pub passes: usize,
     /// Loops in the longest complete pass.
     pub max_pass: u64,
-    /// The core holds more than half of the distinct loops run so far.
+    /// The passes reach more than half of the distinct loops run lately, and the core more
+    /// than a third.
     pub covers: bool,
     /// In at least half of the passes the core makes up at least half of the distinct loops.
     pub alike: bool,
@@ -169,7 +171,7 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
         } else {
             last_seen.len() + dropped
         };
-        let covers = 2 * core.len() > recent;
+        let covers = 2 * union.len() > recent && 3 * core.len() > recent;
         let eligible = passes >= MIN_PASSES && covers && alike && alive;
         levels.push(Level {
             anchor: a,

@@ -212,17 +212,20 @@ impl Rng {
     }
 }
 
-impl Prog {
-    /// The names of the loops that run exactly once per step: the oracle's boundaries.
-    pub fn once_per_step(&self) -> Vec<String> {
-        self.step
-            .iter()
-            .filter_map(|i| match i {
-                Item::Loop(op) => Some(op.name.clone()),
-                _ => None,
-            })
-            .collect()
-    }
+/// The loops that ran exactly once in every step of a run (`ran`: each step's loops, then
+/// what ran after the time loop): the oracle's boundaries. Usually the step's plain loops; also
+/// a branch taken every time, or an inner loop that never iterated twice.
+pub fn once_per_step(ran: &[Vec<String>]) -> Vec<String> {
+    let steps = &ran[..ran.len().saturating_sub(1)];
+    let Some(first) = steps.first() else {
+        return Vec::new();
+    };
+    let once = |step: &Vec<String>, name: &String| step.iter().filter(|n| *n == name).count() == 1;
+    first
+        .iter()
+        .filter(|name| steps.iter().all(|step| once(step, name)))
+        .cloned()
+        .collect()
 }
 
 /// A random program from `seed`.
@@ -280,7 +283,8 @@ pub fn generate(seed: u64) -> Prog {
         dst: D::F(0),
         g: 0.5,
     }];
-    for f in 1..=FIELDS + 2 {
+    // Initial values of one field and of the double buffer (the other fields start at zero).
+    for f in [1 + rng.below(FIELDS as u64) as usize, FIELDS + 1] {
         startup.push(Op {
             name: format!("init_f{f}"),
             kind: Kind::Mix,
@@ -393,6 +397,8 @@ pub struct World {
     pub seen: Vec<u64>,
     /// The loop index at the start of each step (when a resilience observer counts loops).
     pub step_starts: Vec<u64>,
+    /// The names of the loops each step ran, in order.
+    pub ran: Vec<Vec<String>>,
 }
 
 /// The final state: every dataset's bytes (halos included) and every value received.
@@ -465,6 +471,7 @@ impl World {
             sum,
             seen: Vec::new(),
             step_starts: Vec::new(),
+            ran: Vec::new(),
         }
     }
 
@@ -507,6 +514,9 @@ impl World {
     }
 
     pub fn run_op(&mut self, op: &Op) -> Result<()> {
+        if let Some(step) = self.ran.last_mut() {
+            step.push(op.name.clone());
+        }
         let (s, a, d) = (self.dat(op.src), self.dat(op.aux), self.dat(op.dst));
         let (pt, cross, px) = (self.point, self.cross, self.plus_x);
         let b = self.block;
@@ -572,6 +582,9 @@ impl World {
             2 => self.ops.par_loop(sum2, name, &b, r, &args)?,
             _ => self.ops.par_loop(sum3, name, &b, r, &args)?,
         }
+        if let Some(step) = self.ran.last_mut() {
+            step.push(name.to_string());
+        }
         let v = self.ops.reduction_result(&red)?;
         self.seen.push(v.to_bits());
         Ok(v)
@@ -591,7 +604,7 @@ impl World {
                         self.ops_seq(body)?;
                         trips += 1;
                         let v = self.probe(&probe.0, probe.1)?;
-                        if trips >= 1 + (v.to_bits() >> 17) % max {
+                        if trips >= 1 + (v.to_bits() >> 3) % max {
                             break;
                         }
                     }
@@ -611,7 +624,7 @@ impl World {
                     lo[0] = 0;
                     let v: f64 = self.ops.fetch_range(&x, self.range(lo, hi))?.iter().sum();
                     self.seen.push(v.to_bits());
-                    if (v.to_bits() >> 13) % 3 != 0 {
+                    if (v.to_bits() >> 5) % 3 != 0 {
                         self.ops_seq(body)?;
                     }
                 }
@@ -636,8 +649,10 @@ impl World {
             if let Some(r) = self.ops.observer_mut::<ops_resilience::Resilience>() {
                 self.step_starts.push(r.loop_index());
             }
+            self.ran.push(Vec::new());
             self.run_step(p, step)?;
         }
+        self.ran.push(Vec::new());
         let fin = p.fin.clone();
         self.run_op(&fin)
     }
