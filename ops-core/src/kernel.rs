@@ -58,6 +58,8 @@ pub fn validate_wgsl(kernel: &dyn Kernel) -> Result<(), String> {
 #[doc(hidden)]
 pub mod __private {
     pub use inventory;
+    // The last step of resolving the kernel functions and constants a kernel names.
+    pub use ops_macros::resolved;
 }
 
 /// Most arguments one `par_loop` may take.
