@@ -26,6 +26,10 @@
 
 #![warn(missing_docs)]
 
+// `#[kernel]` reaches the runtime through this when `ops-backends` is the only dependency.
+#[doc(hidden)]
+pub use ops_core;
+
 pub mod host;
 #[cfg(feature = "mpi")]
 pub mod mpi;
