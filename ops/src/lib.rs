@@ -91,6 +91,11 @@ pub fn ops_with_resilience(config: OpsConfig, resilience: &ResilienceConfig) -> 
     Ok(ops)
 }
 
+/// The README's code examples compile and run as doctests (they use only this crate).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// Everything an application needs: the EDSL, the backends, [`OpsArgs`], [`ops_from_args`] and
 /// the resilience methods on `Ops` ([`ResilienceExt`](ops_resilience::ResilienceExt)).
 pub mod prelude {

@@ -20,7 +20,7 @@ const REFERENCE: &str = concat!(
 );
 
 fn wgpu_available() -> bool {
-    match ops_backends::WgpuBackend::new() {
+    match ops::ops_backends::WgpuBackend::new() {
         Ok(_) => true,
         Err(e) => {
             let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");

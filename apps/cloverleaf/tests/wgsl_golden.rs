@@ -35,7 +35,7 @@ fn generated() -> BTreeMap<String, String> {
     // Linking the crate registers its kernels; naming `run` keeps it linked.
     let _ = run as fn(&Cli, &mut dyn std::io::Write) -> _;
     let mut files = BTreeMap::new();
-    for k in ops_core::kernel::registered_kernels() {
+    for k in ops::ops_core::kernel::registered_kernels() {
         let (file, text) = match k.wgsl() {
             Ok(src) => (format!("{}.wgsl", k.name()), src.to_string()),
             Err(why) => (format!("{}.err.txt", k.name()), format!("{why}\n")),
@@ -126,8 +126,8 @@ fn generated_wgsl_matches_the_golden_copies() {
 /// enabled, as the wgpu backend checks it before compiling.
 #[test]
 fn every_cloverleaf_shader_validates() {
-    for k in ops_core::kernel::registered_kernels() {
-        ops_backends::wgpu::validate_kernel(k).unwrap_or_else(|e| panic!("{e}"));
+    for k in ops::ops_core::kernel::registered_kernels() {
+        ops::ops_backends::wgpu::validate_kernel(k).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -136,7 +136,7 @@ fn in_ci() -> bool {
 }
 
 fn wgpu_available() -> bool {
-    match ops_backends::WgpuBackend::new() {
+    match ops::ops_backends::WgpuBackend::new() {
         Ok(_) => true,
         Err(e) => {
             assert!(!in_ci(), "CI must run the wgpu tests, but: {e}");
