@@ -80,9 +80,12 @@ fn local_backend(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     })
 }
 
+/// The wgpu backend, once every kernel of the program is known to run on it.
 #[cfg(feature = "wgpu")]
 fn wgpu_backend() -> Result<Box<dyn Backend>> {
-    Ok(Box::new(WgpuBackend::new()?))
+    let b = WgpuBackend::new()?;
+    b.check_kernels(ops_core::kernel::registered_kernels())?;
+    Ok(Box::new(b))
 }
 
 #[cfg(not(feature = "wgpu"))]
@@ -95,6 +98,8 @@ fn wgpu_backend() -> Result<Box<dyn Backend>> {
 #[cfg(feature = "wgpu")]
 fn auto_gpu() -> std::result::Result<Box<dyn Backend>, String> {
     let b = WgpuBackend::on_gpu()?;
+    b.check_kernels(ops_core::kernel::registered_kernels())
+        .map_err(|e| e.to_string())?;
     eprintln!("ops: --ops-backend auto: using wgpu on {}", b.adapter());
     Ok(Box::new(b))
 }
