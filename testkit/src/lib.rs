@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod deck_fuzz;
+pub mod kernel_check;
 pub mod restart;
 mod skip;
 
