@@ -47,7 +47,7 @@ pub use rayon::{RayonBackend, RayonRunner};
 pub use seq::SeqBackend;
 
 /// The backend `config` asks for. `Auto` reports its choice on stderr. With the `mpi` feature,
-/// a process started by `mpirun` gets it wrapped in the distributed [`mpi::MpiBackend`] (one
+/// a process started by `mpirun` gets it wrapped in the distributed `mpi::MpiBackend` (one
 /// rayon thread per core share unless `--ops-threads` says otherwise).
 pub fn backend_from_config(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     #[cfg(feature = "mpi")]

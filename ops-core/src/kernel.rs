@@ -2,7 +2,7 @@
 //!
 //! A kernel is written once as a plain Rust `fn` whose parameters are the accessor marker types of
 //! this module ([`Read`], [`Write`], [`ReadWrite`], [`Inc`], [`Global`], [`Min`], [`Max`], [`Sum`],
-//! [`Idx`]). The [`kernel`](crate::kernel) attribute replaces the `fn` with a unit struct of the same
+//! [`Idx`]). The [`kernel`](macro@crate::kernel) attribute replaces the `fn` with a unit struct of the same
 //! name implementing [`Kernel`]: its signature ([`Param`]s with access mode, element type and the
 //! stencil offsets the body uses), its WGSL source, and a CPU entry point that runs the body over a
 //! box of the iteration space, one contiguous row at a time.

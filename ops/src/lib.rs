@@ -63,6 +63,8 @@ use ops_resilience::{ResilienceArgs, ResilienceConfig};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 #[group(id = "ops-facade-args")]
+// The program's own description, not this rustdoc, is what `--help` shows first.
+#[command(about = None, long_about = None)]
 pub struct OpsArgs {
     /// Runtime flags (`--ops-backend`, `--ops-threads`).
     #[command(flatten)]

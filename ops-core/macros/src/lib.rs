@@ -1,13 +1,13 @@
 //! `#[kernel]`: one kernel source, CPU and GPU code from it.
 //!
 //! The attribute parses a restricted Rust `fn` (the kernel language of `docs/kernels.md`) into a
-//! small typed IR ([`ir`]), checks names, types and access modes, and lowers the IR twice: to the
-//! CPU entry point `Kernel::run` ([`cpu`]) and to a WGSL compute shader ([`wgsl`]). The `fn` is
+//! small typed IR (`ir`), checks names, types and access modes, and lowers the IR twice: to the
+//! CPU entry point `Kernel::run` (`cpu`, `cpu_lang`) and to a WGSL compute shader (`wgsl`). The `fn` is
 //! replaced by a unit struct of the same name implementing `ops_core::kernel::Kernel`, which also
 //! records each parameter's access mode and the stencil offsets the body uses.
 //!
 //! `#[kernel_fn]` and `#[kernel_const]` mark functions and constants kernels may use; how a
-//! kernel learns their signatures across modules and crates is described in [`items`].
+//! kernel learns their signatures across modules and crates is described in the `items` module.
 //!
 //! Use them through `ops_core::kernel` (or the `ops` facade); see that crate for examples.
 
@@ -87,7 +87,8 @@ pub fn kernel_const(attr: TokenStream, item: TokenStream) -> TokenStream {
     })
 }
 
-/// The last step of resolving a kernel item's references (see [`items`]); not for direct use.
+/// The last step of resolving a kernel item's references (see the `items` module); not for
+/// direct use.
 #[doc(hidden)]
 #[proc_macro]
 pub fn resolved(input: TokenStream) -> TokenStream {
