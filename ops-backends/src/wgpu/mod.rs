@@ -1139,7 +1139,15 @@ impl Backend for WgpuBackend {
         }
         // One dispatch unless a dataset exceeds a binding; reductions fold each dispatch's
         // result in range order.
-        for slab in self.slabs(plan)? {
+        let slabs = self.slabs(plan)?;
+        if slabs.len() > 1 || slabs[0].windows.iter().any(Option::is_some) {
+            tracing::debug!(
+                loop_name = plan.name,
+                dispatches = slabs.len(),
+                "a dataset exceeds one binding: windowed dispatches"
+            );
+        }
+        for slab in slabs {
             self.dispatch(kernel, plan, &kp, &slab, partials)?;
         }
         Ok(())
