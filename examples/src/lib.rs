@@ -92,8 +92,3 @@ pub fn laplace(ops: &mut Ops, n: usize, tol: f64, max_iters: usize) -> Result<So
         u: ops.fetch_data(&u)?,
     })
 }
-
-/// The README's code examples compile and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

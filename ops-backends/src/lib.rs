@@ -26,6 +26,10 @@
 
 #![warn(missing_docs)]
 
+// `#[kernel]` reaches the runtime through this when `ops-backends` is the only dependency.
+#[doc(hidden)]
+pub use ops_core;
+
 pub mod host;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -43,7 +47,7 @@ pub use rayon::{RayonBackend, RayonRunner};
 pub use seq::SeqBackend;
 
 /// The backend `config` asks for. `Auto` reports its choice on stderr. With the `mpi` feature,
-/// a process started by `mpirun` gets it wrapped in the distributed [`mpi::MpiBackend`] (one
+/// a process started by `mpirun` gets it wrapped in the distributed `mpi::MpiBackend` (one
 /// rayon thread per core share unless `--ops-threads` says otherwise).
 pub fn backend_from_config(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     #[cfg(feature = "mpi")]
@@ -84,9 +88,12 @@ fn local_backend(config: &OpsConfig) -> Result<Box<dyn Backend>> {
     })
 }
 
+/// The wgpu backend, once every kernel of the program is known to run on it.
 #[cfg(feature = "wgpu")]
 fn wgpu_backend() -> Result<Box<dyn Backend>> {
-    Ok(Box::new(WgpuBackend::new()?))
+    let b = WgpuBackend::new()?;
+    b.check_kernels(ops_core::kernel::registered_kernels())?;
+    Ok(Box::new(b))
 }
 
 #[cfg(not(feature = "wgpu"))]
@@ -99,6 +106,8 @@ fn wgpu_backend() -> Result<Box<dyn Backend>> {
 #[cfg(feature = "wgpu")]
 fn auto_gpu() -> std::result::Result<Box<dyn Backend>, String> {
     let b = WgpuBackend::on_gpu()?;
+    b.check_kernels(ops_core::kernel::registered_kernels())
+        .map_err(|e| e.to_string())?;
     eprintln!("ops: --ops-backend auto: using wgpu on {}", b.adapter());
     Ok(Box::new(b))
 }

@@ -312,13 +312,15 @@ fn reductions_match_seq_and_repeat_bitwise() {
         let got = reduce_over(&mut gpu, r.clone());
         let again = reduce_over(&mut gpu2, r.clone());
         assert_eq!(got, again, "two wgpu runs differ over {r:?}");
-        // Min, max and integer sums are exact; float sums within 1e-12 (f64) / 1e-5 (f32).
+        // Min, max and integer sums are exact. Float sums are added in another order (fixed
+        // trees of 64): within 1e-13 (f64) and 1e-6 (f32) of the host's, relative to
+        // max(|sum|, 1); measured at most 4.4e-15 and 2.0e-7 over these ranges on llvmpipe.
         for k in [1, 2, 4, 5, 6, 7, 8] {
             assert_eq!(got[k], want[k], "reduction {k} over {r:?}");
         }
         let (g, w) = (f64::from_bits(got[0]), f64::from_bits(want[0]));
         assert!(
-            wgpu_support::rel(g, w, 1.0) < 1e-12,
+            wgpu_support::rel(g, w, 1.0) < 1e-13,
             "sum {g} vs {w} over {r:?}"
         );
         let (g, w) = (
@@ -326,7 +328,7 @@ fn reductions_match_seq_and_repeat_bitwise() {
             f32::from_bits(want[3] as u32) as f64,
         );
         assert!(
-            wgpu_support::rel(g, w, 1.0) < 1e-4,
+            wgpu_support::rel(g, w, 1.0) < 1e-6,
             "f32 sum {g} vs {w} over {r:?}"
         );
     }

@@ -113,3 +113,32 @@ fn shader_that_fails_to_compile_names_the_kernel_and_the_line() {
     assert_eq!(run(&mut ops), msg);
     ops.synchronize().unwrap();
 }
+
+#[kernel]
+fn log_ratio(a: Read<f64>, b: Write<f64>) {
+    b[(0, 0)] = (a[(0, 0)] / 2.0).ln();
+}
+
+/// Choosing the backend checks every kernel linked into the program and reports all that cannot
+/// run (here `decay` and `log_ratio`), before any loop runs.
+#[test]
+fn choosing_wgpu_reports_every_kernel_without_wgsl_at_once() {
+    if wgpu_support::backend().is_none() {
+        return;
+    }
+    let err = ops_from_config(OpsConfig::new(BackendKind::Wgpu)).unwrap_err();
+    let msg = err.to_string();
+    for part in [
+        "2 kernel(s)",
+        "kernel `decay`",
+        "`exp`",
+        "kernel `log_ratio`",
+        "`ln`",
+        "--ops-backend rayon",
+    ] {
+        assert!(msg.contains(part), "`{part}` missing from: {msg}");
+    }
+    // `auto` does not pick a GPU those kernels cannot run on.
+    let ops = ops_from_config(OpsConfig::new(BackendKind::Auto)).unwrap();
+    assert_eq!(ops.backend_name(), "rayon");
+}

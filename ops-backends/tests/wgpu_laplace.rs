@@ -1,5 +1,5 @@
 //! The Jacobi example (`ops_examples::laplace`) on the wgpu backend: the same iteration count as
-//! rayon, the same error to 1e-12, and the same bits on a second wgpu run.
+//! rayon, the same solution and error to 1e-12, and the same bits on a second wgpu run.
 
 use ops_backends::prelude::*;
 use ops_examples::laplace;
@@ -30,12 +30,8 @@ fn jacobi_on_wgpu_converges_like_rayon() {
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
     assert!(worst <= 1e-12, "solutions differ by {worst}");
-    // Max reductions and the sweeps are exact: the same bits as rayon, and as another wgpu run.
-    assert!(g
-        .u
-        .iter()
-        .zip(&c.u)
-        .all(|(a, b)| a.to_bits() == b.to_bits()));
+    // The same bits as another wgpu run (the same bits as rayon too, on llvmpipe, but the
+    // driver may reorder the sweep's additions: docs/gpu.md promises agreement to rounding).
     let mut again = wgpu_support::ops().unwrap();
     let a = laplace(&mut again, n, 1e-12, 100_000).unwrap();
     assert_eq!(a, g);

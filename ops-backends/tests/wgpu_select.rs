@@ -21,12 +21,7 @@ fn flags_auto_adapter_filter_and_no_adapter() {
     let found = adapters();
     eprintln!("adapters: {found:?}");
     if !found.iter().any(|a| a.f64) {
-        assert!(
-            !wgpu_support::in_ci(),
-            "CI must have an adapter offering f64: {found:?}"
-        );
-        eprintln!("note: no adapter offering f64; skipping");
-        return;
+        return ops_testkit::skip(&format!("no adapter offering f64: {found:?}"));
     }
 
     // The flag and the environment variable.

@@ -10,9 +10,15 @@ pub enum BackendKind {
     Rayon,
     /// GPU backend (WebGPU through wgpu; needs an adapter offering f64, such as a GPU's Vulkan
     /// driver or Mesa's software llvmpipe). `OPS_WGPU_ADAPTER=<name part>` picks an adapter.
+    #[value(
+        help = "GPU backend (WebGPU through wgpu; needs an adapter offering f64, such as a GPU's Vulkan driver or Mesa's software llvmpipe); OPS_WGPU_ADAPTER=<part of its name> picks an adapter"
+    )]
     Wgpu,
     /// `wgpu` when a real GPU offering f64 is present (not a CPU/software adapter), else
     /// `rayon`; the choice is reported on stderr.
+    #[value(
+        help = "wgpu when a real GPU offering f64 is present (not a CPU/software adapter) and every kernel has a GPU form, else rayon; the choice is reported on stderr"
+    )]
     Auto,
 }
 
@@ -63,6 +69,8 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 /// assert!(Cli::try_parse_from(["app", "--ops-threads", "0"]).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+// The program's own description, not this rustdoc, is what `--help` shows first.
+#[command(about = None, long_about = None)]
 pub struct OpsArgs {
     /// Execution backend: seq, rayon, wgpu (GPU), or auto (wgpu on a real GPU, else rayon).
     #[arg(

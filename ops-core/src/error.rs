@@ -467,6 +467,16 @@ pub enum OpsError {
         dim: usize,
     },
 
+    /// The backend could not allocate a dataset's storage (too large for the device, out of
+    /// memory); `source` is the backend's error.
+    #[error("dataset `{dat}`: cannot allocate its storage: {source}")]
+    DatAlloc {
+        /// Dataset name.
+        dat: Box<str>,
+        /// Why the backend refused.
+        source: Box<OpsError>,
+    },
+
     /// A backend failed.
     #[error("backend `{backend}`: {message}")]
     Backend {

@@ -2,13 +2,50 @@
 //!
 //! A kernel is written once as a plain Rust `fn` whose parameters are the accessor marker types of
 //! this module ([`Read`], [`Write`], [`ReadWrite`], [`Inc`], [`Global`], [`Min`], [`Max`], [`Sum`],
-//! [`Idx`]). The [`kernel`](crate::kernel) attribute replaces the `fn` with a unit struct of the same
+//! [`Idx`]). The [`kernel`](macro@crate::kernel) attribute replaces the `fn` with a unit struct of the same
 //! name implementing [`Kernel`]: its signature ([`Param`]s with access mode, element type and the
 //! stencil offsets the body uses), its WGSL source, and a CPU entry point that runs the body over a
 //! box of the iteration space, one contiguous row at a time.
 //!
 //! Backends call [`Kernel::run`] with an [`ExecCtx`] the runtime built after validating every
 //! argument, so the generated code does no bounds checks.
+//!
+//! Kernels call functions marked [`kernel_fn`](macro@crate::kernel_fn) and name constants marked
+//! [`kernel_const`](macro@crate::kernel_const), defined in any module or crate; the WGSL of a
+//! kernel includes the functions it calls (`docs/kernels.md` describes the whole language):
+//!
+//! ```
+//! use ops_backends::prelude::*;
+//! use ops_core::kernel::Kernel;
+//!
+//! #[kernel_fn]
+//! fn minmod(a: f64, b: f64) -> f64 {
+//!     if a * b <= 0.0 {
+//!         return 0.0;
+//!     }
+//!     if a.abs() < b.abs() { a } else { b }
+//! }
+//!
+//! #[kernel_const]
+//! const HALF: f64 = 0.5;
+//!
+//! #[kernel]
+//! fn slope(u: Read<f64>, s: Write<f64>) {
+//!     let weights = [HALF, 1.0];
+//!     s[0] = minmod(u[0] - u[-1], u[1] - u[0]) * weights[0];
+//! }
+//!
+//! assert!(slope.wgsl().unwrap().contains("fn kf_minmod_"));
+//! let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+//! let line = ops.block("line", 1)?;
+//! let u = ops.dat_with(&line, "u", DatSpec::new([4]).halo(Halo::uniform(1)).init(&[0.0, 1.0, 3.0, 4.0]))?;
+//! let s = ops.dat::<f64, 1>(&line, "s", [4], Halo::none())?;
+//! let s3 = ops.stencil("S3", &[[-1], [0], [1]])?;
+//! let pt = ops.stencil("pt", &[[0]])?;
+//! ops.par_loop(slope, "slope", &line, [1..3], &[u.arg(&s3, Read), s.arg(&pt, Write)])?;
+//! assert_eq!(ops.fetch_range(&s, [1..3])?, vec![0.5, 0.5]);
+//! # Ok::<(), OpsError>(())
+//! ```
 
 use std::marker::PhantomData;
 
@@ -58,6 +95,8 @@ pub fn validate_wgsl(kernel: &dyn Kernel) -> Result<(), String> {
 #[doc(hidden)]
 pub mod __private {
     pub use inventory;
+    // The last step of resolving the kernel functions and constants a kernel names.
+    pub use ops_macros::resolved;
 }
 
 /// Most arguments one `par_loop` may take.

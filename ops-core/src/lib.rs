@@ -43,6 +43,10 @@
 // Loops over the (at most three) dimensions index several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
+// Generated code names the runtime `::ops_core` (or `::ops::ops_core`); this makes the first
+// form resolve inside this crate too.
+extern crate self as ops_core;
+
 pub mod backend;
 pub mod config;
 mod digest;
@@ -66,7 +70,7 @@ pub use handles::{
 pub use kernel::{Access, ElemType, Element, ReduceOp, Scalar};
 pub use observer::{LoopAction, LoopObserver, ObserverError, Query, Runtime};
 pub use ops::{DatDesc, Ops};
-pub use ops_macros::kernel;
+pub use ops_macros::{kernel, kernel_const, kernel_fn};
 pub use profile::LoopProfile;
 
 /// Access modes as values, for [`Dat::arg`]: `dens.arg(&point, Read)`.
@@ -97,7 +101,7 @@ pub mod prelude {
     pub use crate::access::{Inc, Read, ReadWrite, Write};
     pub use crate::kernel::{Global, Idx, Inc, Max, Min, Read, ReadWrite, Sum, Write};
     pub use crate::{
-        kernel, Access, Arg, BackendKind, Block, Dat, DatSpec, Element, Halo, IterRange, Ops,
-        OpsArgs, OpsConfig, OpsError, ReduceOp, Reduction, Result, Stencil,
+        kernel, kernel_const, kernel_fn, Access, Arg, BackendKind, Block, Dat, DatSpec, Element,
+        Halo, IterRange, Ops, OpsArgs, OpsConfig, OpsError, ReduceOp, Reduction, Result, Stencil,
     };
 }

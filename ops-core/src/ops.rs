@@ -402,7 +402,12 @@ impl Ops {
             }
         }
         let id = DatId(self.dats.len() as u32);
-        self.backend.alloc_on(block.id, id, &layout)?;
+        self.backend
+            .alloc_on(block.id, id, &layout)
+            .map_err(|e| OpsError::DatAlloc {
+                dat: name.into(),
+                source: Box::new(e),
+            })?;
         self.dats.push(DatInfo {
             name: name.to_string(),
             block: block.id,

@@ -132,6 +132,8 @@ fn parse_level(s: &str) -> Result<u8, String> {
 /// assert!(err.to_string().contains("--ops-checkpoint-interval"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+// The program's own description, not this rustdoc, is what `--help` shows first.
+#[command(about = None, long_about = None)]
 pub struct ResilienceArgs {
     /// Directory for checkpoint files; turns automatic checkpointing on.
     #[arg(
@@ -142,7 +144,8 @@ pub struct ResilienceArgs {
     pub checkpoint_dir: Option<PathBuf>,
     /// Time between checkpoints (`30s`, `5m`, `1h`), or `auto` (Young's interval from
     /// --ops-mtbf and the measured checkpoint cost).
-    #[arg(long = "ops-checkpoint-interval", env = "OPS_CHECKPOINT_INTERVAL", value_name = "TIME|auto", value_parser = parse_interval)]
+    #[arg(long = "ops-checkpoint-interval", env = "OPS_CHECKPOINT_INTERVAL", value_name = "TIME|auto", value_parser = parse_interval,
+        help = "Time between checkpoints (30s, 5m, 1h), or auto (Young's interval from --ops-mtbf and the measured checkpoint cost)")]
     pub checkpoint_interval: Option<Interval>,
     /// Checkpoint at every N-th occurrence of the checkpoint location (or every N-th iteration
     /// of a resilient region). Default when neither this nor an interval is given: 10.
@@ -165,7 +168,8 @@ pub struct ResilienceArgs {
     #[arg(long = "ops-restart", env = "OPS_RESTART")]
     pub restart: bool,
     /// Mean time between failures (`6h`), for --ops-checkpoint-interval auto.
-    #[arg(long = "ops-mtbf", env = "OPS_MTBF", value_name = "TIME", value_parser = parse_positive_duration)]
+    #[arg(long = "ops-mtbf", env = "OPS_MTBF", value_name = "TIME", value_parser = parse_positive_duration,
+        help = "Mean time between failures (6h), for --ops-checkpoint-interval auto")]
     pub mtbf: Option<Duration>,
     /// Name used in checkpoint file names (default: the executable's name).
     #[arg(

@@ -63,6 +63,8 @@ use ops_resilience::{ResilienceArgs, ResilienceConfig};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 #[group(id = "ops-facade-args")]
+// The program's own description, not this rustdoc, is what `--help` shows first.
+#[command(about = None, long_about = None)]
 pub struct OpsArgs {
     /// Runtime flags (`--ops-backend`, `--ops-threads`).
     #[command(flatten)]
@@ -114,6 +116,11 @@ pub fn print_diagnostics() {
         let _ = tracing::subscriber::set_global_default(subscriber);
     });
 }
+
+/// The README's code examples compile and run as doctests (they use only this crate).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 
 /// Everything an application needs: the EDSL, the backends, [`OpsArgs`], [`ops_from_args`] and
 /// the resilience methods on `Ops` ([`ResilienceExt`](ops_resilience::ResilienceExt)).

@@ -16,6 +16,7 @@
 
 pub mod deck_fuzz;
 pub mod fortran;
+pub mod kernel_check;
 pub mod restart;
 mod skip;
 

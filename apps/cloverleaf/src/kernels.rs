@@ -8,7 +8,7 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use ops_core::prelude::*;
+use ops::prelude::*;
 
 // ----------------------------------------------------------------------------------------------
 // initialise_chunk: mesh coordinates, spacings, volumes and face areas

@@ -4,8 +4,8 @@
 //! `rayon` and one written by `rayon` restores on `wgpu`, the test problem passing and the
 //! summaries agreeing with an uninterrupted run of the restarting backend to 1e-10.
 //!
-//! Runs on Mesa's software Vulkan device in CI (`CI=true` makes a missing adapter a failure);
-//! elsewhere, without an adapter offering f64, it is skipped with a note.
+//! Runs on Mesa's software Vulkan device in CI; without an adapter offering f64 it is reported
+//! as skipped (`ops_testkit::skip`), which fails under `OPS_REQUIRE_ALL=1` (set by `.ci/run`).
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -17,12 +17,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
 const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 fn wgpu_available() -> bool {
-    match ops_backends::WgpuBackend::new() {
+    match ops::ops_backends::WgpuBackend::new() {
         Ok(_) => true,
         Err(e) => {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-            assert!(!ci, "CI must run the wgpu tests, but: {e}");
-            eprintln!("note: skipping the wgpu restart tests: {e}");
+            ops_testkit::skip(&format!("no wgpu adapter offering f64: {e}"));
             false
         }
     }

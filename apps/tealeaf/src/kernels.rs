@@ -12,7 +12,7 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use ops_core::prelude::*;
+use ops::prelude::*;
 
 // ----------------------------------------------------------------------------------------------
 // Mesh: coordinates and volumes (initialise_chunk)

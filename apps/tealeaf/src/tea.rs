@@ -348,7 +348,7 @@ impl Tea {
     /// Runs `kernel` over `range` with `args` (a shorthand for the runtime's `par_loop` on the
     /// mesh block).
     #[track_caller]
-    pub(crate) fn run<K: ops_core::kernel::Kernel>(
+    pub(crate) fn run<K: ops::ops_core::kernel::Kernel>(
         &mut self,
         kernel: K,
         name: &str,

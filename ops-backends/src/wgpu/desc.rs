@@ -5,6 +5,7 @@ use ops_core::backend::{ArgPlan, LoopPlan};
 use ops_core::kernel::{Scalar, MAX_ARGS};
 
 use super::backend_err;
+use super::window::Slab;
 
 /// Bytes of one loop description (`OpsLoop`'s size in WGSL).
 pub(crate) const DESC_BYTES: u64 = std::mem::size_of::<LoopDesc>() as u64;
@@ -32,19 +33,20 @@ fn to_i32(v: isize, what: &str, plan: &LoopPlan<'_>) -> ops_core::Result<i32> {
 }
 
 impl LoopDesc {
-    /// The description of `plan`: range, per-argument layouts in elements, global constants, and
-    /// each Min/Max reduction's identity in its parameter's global slot (WGSL has no infinity
-    /// literal).
-    pub fn new(plan: &LoopPlan<'_>) -> ops_core::Result<LoopDesc> {
+    /// The description of the part `slab` of `plan`: range, per-argument layouts in elements
+    /// (origins relative to the bound window, if any), global constants, and each Min/Max
+    /// reduction's identity in its parameter's global slot (WGSL has no infinity literal).
+    pub fn new(plan: &LoopPlan<'_>, slab: &Slab) -> ops_core::Result<LoopDesc> {
         let mut d: LoopDesc = bytemuck::Zeroable::zeroed();
-        let (lo, hi) = (plan.range.lo(), plan.range.hi());
-        d.lo[..3].copy_from_slice(&lo);
-        d.hi[..3].copy_from_slice(&hi);
+        d.lo[..3].copy_from_slice(&slab.lo);
+        d.hi[..3].copy_from_slice(&slab.hi);
         for (k, a) in plan.args().iter().enumerate() {
             match a {
                 ArgPlan::Dat(p) => {
+                    let shift =
+                        slab.windows[k].map_or(0, |w| (w.offset / p.ty.size() as u64) as isize);
                     d.dats[k] = [
-                        to_i32(p.origin, "origin", plan)?,
+                        to_i32(p.origin - shift, "origin", plan)?,
                         to_i32(p.mem[0], "stride", plan)?,
                         to_i32(p.mem[1], "stride", plan)?,
                         to_i32(p.mem[2], "stride", plan)?,

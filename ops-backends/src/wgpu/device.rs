@@ -2,10 +2,40 @@
 //! device reports asynchronously are collected.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use ops_core::Result;
 
 use super::backend_err;
+use super::error::WgpuError;
+
+/// Environment variable bounding every wait for the device, in seconds (default
+/// [`DEFAULT_TIMEOUT`]): a wait that takes longer fails with [`WgpuError::Timeout`] instead of
+/// blocking forever on a hung device.
+pub const TIMEOUT_ENV: &str = "OPS_WGPU_TIMEOUT";
+
+/// How long the host waits for the device before giving up: generous, because llvmpipe under
+/// load can take minutes for a batch of 256 loops on a large mesh.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The wait limit [`TIMEOUT_ENV`] sets, or [`DEFAULT_TIMEOUT`].
+pub(crate) fn timeout_from_env() -> Result<Duration> {
+    match std::env::var(TIMEOUT_ENV) {
+        Err(_) => Ok(DEFAULT_TIMEOUT),
+        Ok(v) => v
+            .trim()
+            .trim_end_matches('s')
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| {
+                backend_err(format!(
+                    "{TIMEOUT_ENV}={v}: expected a positive number of seconds, like 120"
+                ))
+            }),
+    }
+}
 
 /// Environment variable choosing an adapter by (case-insensitive) substring of its name, e.g.
 /// `OPS_WGPU_ADAPTER=llvmpipe` or `OPS_WGPU_ADAPTER=nvidia`.
@@ -164,7 +194,10 @@ pub(crate) struct Gpu {
     pub queue: ::wgpu::Queue,
     pub adapter: AdapterSummary,
     pub limits: ::wgpu::Limits,
-    /// Errors wgpu raised outside an error scope (validation, out of memory, device lost).
+    /// The longest the host waits for the device ([`TIMEOUT_ENV`]).
+    pub timeout: Duration,
+    /// Errors wgpu raised outside an error scope (validation, out of memory, device lost), and
+    /// waits that timed out where no caller could be told.
     errors: Arc<Mutex<Vec<String>>>,
 }
 
@@ -175,6 +208,7 @@ impl Gpu {
         if !summary.f64 {
             return Err(no_f64(&[summary]));
         }
+        let timeout = timeout_from_env()?;
         let limits = adapter.limits();
         let desc = ::wgpu::DeviceDescriptor {
             label: Some("ops"),
@@ -203,6 +237,7 @@ impl Gpu {
             queue,
             adapter: summary,
             limits,
+            timeout,
             errors,
         })
     }
@@ -223,11 +258,36 @@ impl Gpu {
         )))
     }
 
-    /// Blocks until all submitted work is done.
-    pub fn wait(&self) -> Result<()> {
-        self.device
-            .poll(::wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(format!("waiting for the device: {e}")))?;
-        Ok(())
+    /// Records a failure to report at the next [`Gpu::check`].
+    pub fn defer_error(&self, message: String) {
+        if let Ok(mut v) = self.errors.lock() {
+            v.push(message);
+        }
+    }
+
+    /// Blocks until all submitted work is done, at most [`Gpu::timeout`].
+    pub fn wait(&self, during: &str) -> Result<()> {
+        wait_for(&self.device, None, self.timeout, during)
+    }
+}
+
+/// Waits for `submission` (all submitted work when `None`) for at most `timeout`.
+pub(crate) fn wait_for(
+    device: &::wgpu::Device,
+    submission: Option<::wgpu::SubmissionIndex>,
+    timeout: Duration,
+    during: &str,
+) -> Result<()> {
+    match device.poll(::wgpu::PollType::Wait {
+        submission_index: submission,
+        timeout: Some(timeout),
+    }) {
+        Ok(_) => Ok(()),
+        Err(::wgpu::PollError::Timeout) => Err(WgpuError::Timeout {
+            during: during.to_string(),
+            timeout,
+        }
+        .into()),
+        Err(e) => Err(backend_err(format!("waiting for the device {during}: {e}"))),
     }
 }

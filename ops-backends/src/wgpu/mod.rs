@@ -24,9 +24,11 @@
 
 mod desc;
 mod device;
+mod error;
 mod kernels;
 mod reduce;
 mod transfer;
+mod window;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,7 +44,8 @@ use kernels::{KernelCache, Slot};
 use reduce::{Combiners, FAN_IN};
 use transfer::{BoxDesc, Packer};
 
-pub use device::{adapters, AdapterSummary, ADAPTER_ENV};
+pub use device::{adapters, AdapterSummary, ADAPTER_ENV, DEFAULT_TIMEOUT, TIMEOUT_ENV};
+pub use error::{KernelProblem, WgpuError};
 pub use reduce::REDUCE_WGSL;
 pub use transfer::PACK_WGSL;
 
@@ -105,6 +108,10 @@ impl WgpuStats {
     }
 }
 
+/// A bind group's key: the pipeline, and (buffer uid, window offset, window size) per binding; a
+/// buffer bound whole has offset and size 0.
+type BindKey = (usize, Vec<(u64, u64, u64)>);
+
 struct DevDat {
     buf: ::wgpu::Buffer,
     uid: u64,
@@ -124,7 +131,7 @@ pub struct WgpuBackend {
     dats: Vec<Option<DevDat>>,
     next_uid: u64,
     kernels: KernelCache,
-    bind_groups: HashMap<(usize, Vec<u64>), ::wgpu::BindGroup>,
+    bind_groups: HashMap<BindKey, ::wgpu::BindGroup>,
     combiners: Combiners,
     packer: Packer,
     /// Pack target of non-contiguous downloads, grown on demand.
@@ -205,6 +212,71 @@ impl WgpuBackend {
             in_flight: Default::default(),
             stats: Arc::default(),
         })
+    }
+
+    /// Every kernel of `kernels` that cannot run on this device, and why: it has no WGSL form
+    /// (e.g. `exp` on f64), its shader fails naga's validation, or it binds more storage buffers
+    /// than the adapter allows. [`crate::backend_from_config`] checks every kernel linked into
+    /// the program ([`registered_kernels`](ops_core::kernel::registered_kernels)) when
+    /// `--ops-backend wgpu` is chosen, so the whole list comes at start-up, not loop by loop.
+    ///
+    /// ```no_run
+    /// # fn main() -> ops_core::Result<()> {
+    /// let gpu = ops_backends::WgpuBackend::new()?;
+    /// gpu.check_kernels(ops_core::kernel::registered_kernels())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn check_kernels<'k>(
+        &self,
+        kernels: impl IntoIterator<Item = &'k dyn Kernel>,
+    ) -> std::result::Result<(), WgpuError> {
+        let max = self.gpu.limits.max_storage_buffers_per_shader_stage as usize;
+        let mut problems: Vec<KernelProblem> = Vec::new();
+        for k in kernels {
+            if problems.iter().any(|p| p.kernel == k.name()) {
+                continue;
+            }
+            let why = match ops_core::kernel::full_wgsl(k) {
+                Err(why) => Some(format!("no WGSL form: {why}")),
+                Ok(src) => kernels::validate(k.name(), &src).err().or_else(|| {
+                    // The loop description, and one binding per dataset and reduction.
+                    let bindings = 1 + k
+                        .params()
+                        .iter()
+                        .filter(|p| {
+                            matches!(
+                                p.kind,
+                                ops_core::kernel::ParamKind::Dat(_)
+                                    | ops_core::kernel::ParamKind::Reduce(_)
+                            )
+                        })
+                        .count();
+                    (bindings > max).then(|| {
+                        format!("binds {bindings} storage buffers; the adapter allows {max} per shader stage")
+                    })
+                }),
+            };
+            if let Some(why) = why {
+                problems.push(KernelProblem {
+                    kernel: k.name(),
+                    why,
+                });
+            }
+        }
+        if problems.is_empty() {
+            return Ok(());
+        }
+        problems.sort_by_key(|p| p.kernel);
+        Err(WgpuError::UnsupportedKernels {
+            adapter: self.gpu.adapter.to_string(),
+            kernels: problems,
+        })
+    }
+
+    /// The longest any wait for the device may take before it fails with
+    /// [`WgpuError::Timeout`] (default: [`TIMEOUT_ENV`], else [`DEFAULT_TIMEOUT`]).
+    pub fn set_timeout(&mut self, timeout: std::time::Duration) {
+        self.gpu.timeout = timeout;
     }
 
     /// The adapter the backend runs on.
@@ -322,10 +394,13 @@ impl WgpuBackend {
             self.in_flight.push_back(index);
             if self.in_flight.len() > MAX_IN_FLIGHT {
                 let oldest = self.in_flight.pop_front().expect("non-empty");
-                let _ = self.gpu.device.poll(::wgpu::PollType::Wait {
-                    submission_index: Some(oldest),
-                    timeout: None,
-                });
+                let during = "an earlier batch of loops";
+                if let Err(e) =
+                    device::wait_for(&self.gpu.device, Some(oldest), self.gpu.timeout, during)
+                {
+                    // Nobody waits here; the next wait reports it.
+                    self.gpu.defer_error(e.to_string());
+                }
             }
         }
     }
@@ -344,14 +419,29 @@ impl WgpuBackend {
 
     fn wait(&mut self, during: &str) -> Result<()> {
         self.gpu.check(during)?;
-        self.gpu.wait()?;
+        self.gpu.wait(during)?;
         self.in_flight.clear();
         WgpuStats::add(&self.stats.waits, 1);
         self.gpu.check(during)
     }
 
     fn forget_buffer(&mut self, uid: u64) {
-        self.bind_groups.retain(|k, _| !k.1.contains(&uid));
+        self.bind_groups
+            .retain(|k, _| !k.1.iter().any(|e| e.0 == uid));
+    }
+
+    /// The dispatches of `plan` (see [`window`]).
+    fn slabs(&self, plan: &LoopPlan<'_>) -> Result<Vec<window::Slab>> {
+        let limits = window::Limits {
+            binding: self.gpu.limits.max_storage_buffer_binding_size,
+            align: self.gpu.limits.min_storage_buffer_offset_alignment.max(4) as u64,
+        };
+        let buffer = |k: usize| match plan.args[k] {
+            ArgPlan::Dat(d) => self.dat(d.dat).ok().map(|dd| (dd.layout, dd.buf.size())),
+            _ => None,
+        };
+        window::slabs(plan, &buffer, &limits)
+            .map_err(|e| backend_err(format!("loop `{}`: {e}", plan.name)))
     }
 
     /// Reduction buffers for argument `k` holding at least `n` values of `ty`.
@@ -393,10 +483,10 @@ impl WgpuBackend {
 
     /// Maps `buf[..len]` for reading once the submitted work is done, and returns the bytes.
     fn read_mapped(&mut self, buf: &::wgpu::Buffer, len: u64, during: &str) -> Result<Vec<u8>> {
-        let pending = Pending::map(&self.gpu.device, buf.clone(), len);
+        let pending = Pending::map(&self.gpu, buf.clone(), len);
         self.wait(during)?;
         let mut out = vec![0u8; len as usize];
-        pending.finish(&self.gpu, &mut out, during)?;
+        pending.finish(&mut out, during)?;
         Ok(out)
     }
 
@@ -483,6 +573,117 @@ impl WgpuBackend {
         Ok(())
     }
 
+    /// Records the dispatch of the part `slab` of `plan` (and, with reductions, combines and
+    /// reads them back).
+    fn dispatch(
+        &mut self,
+        kernel: &dyn Kernel,
+        plan: &LoopPlan<'_>,
+        kp: &kernels::KernelPipeline,
+        slab: &window::Slab,
+        partials: &mut [Scalar],
+    ) -> Result<()> {
+        let (lo, hi) = (slab.lo, slab.hi);
+        let points: u64 = (0..3).map(|d| (hi[d] - lo[d]) as u64).product();
+        let n: [u64; 3] = std::array::from_fn(|d| (hi[d] - lo[d]) as u64);
+        let max = self.gpu.limits.max_compute_workgroups_per_dimension as u64;
+        let mut desc = LoopDesc::new(plan, slab)?;
+        // Row mode (no integer division in the shader) unless rows are short or the grid
+        // exceeds the dispatch limits; see `ops_iteration_point` in shaders/prelude.wgsl.
+        let row_groups = n[0].div_ceil(WORKGROUP);
+        let (gx, gy, gz) =
+            if n[0] >= ROW_MODE_MIN_X && row_groups <= max && n[1] <= max && n[2] <= max {
+                desc.lo[3] = 1;
+                (row_groups as u32, n[1] as u32, n[2] as u32)
+            } else {
+                let (x, y) = self.grid(points.div_ceil(WORKGROUP))?;
+                (x, y, 1)
+            };
+        let n_partials = gx as u64 * gy as u64 * gz as u64;
+        let mut uids = Vec::with_capacity(kp.slots.len());
+        for slot in &kp.slots {
+            match *slot {
+                Slot::Dat(k) => {
+                    let ArgPlan::Dat(d) = plan.args[k] else {
+                        return Err(backend_err(format!(
+                            "loop `{}`: argument {k} is not a dataset",
+                            plan.name
+                        )));
+                    };
+                    let w = slab.windows[k].map_or((0, 0), |w| (w.offset, w.size));
+                    uids.push((self.dat(d.dat)?.uid, w.0, w.1));
+                }
+                Slot::Reduce(k) => {
+                    let ArgPlan::Reduce { ty, .. } = plan.args[k] else {
+                        return Err(backend_err(format!(
+                            "loop `{}`: argument {k} is not a reduction",
+                            plan.name
+                        )));
+                    };
+                    uids.push((self.ensure_red(k, n_partials, ty)?, 0, 0));
+                }
+            }
+        }
+        let key = (kp.id, uids);
+        if !self.bind_groups.contains_key(&key) {
+            if self.bind_groups.len() >= 4096 {
+                self.bind_groups.clear();
+            }
+            let mut entries = vec![::wgpu::BindGroupEntry {
+                binding: 0,
+                resource: ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
+                    buffer: &self.desc_buf,
+                    offset: 0,
+                    size: ::wgpu::BufferSize::new(DESC_BYTES),
+                }),
+            }];
+            for slot in &kp.slots {
+                let (k, buf) = match *slot {
+                    Slot::Dat(k) => {
+                        let ArgPlan::Dat(d) = plan.args[k] else {
+                            unreachable!("checked above")
+                        };
+                        (k, &self.dat(d.dat)?.buf)
+                    }
+                    Slot::Reduce(k) => (k, &self.red[k].as_ref().expect("ensured above").partials),
+                };
+                let resource = match slab.windows[k] {
+                    Some(w) => ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
+                        buffer: buf,
+                        offset: w.offset,
+                        size: ::wgpu::BufferSize::new(w.size),
+                    }),
+                    None => buf.as_entire_binding(),
+                };
+                entries.push(::wgpu::BindGroupEntry {
+                    binding: 1 + k as u32,
+                    resource,
+                });
+            }
+            let bg = self
+                .gpu
+                .device
+                .create_bind_group(&::wgpu::BindGroupDescriptor {
+                    label: Some(kernel.name()),
+                    layout: &kp.layout,
+                    entries: &entries,
+                });
+            self.bind_groups.insert(key.clone(), bg);
+        }
+        let offset = self.push_desc(&desc);
+        self.ensure_pass();
+        let pass = self.pass.as_mut().expect("pass just ensured");
+        let bg = &self.bind_groups[&key];
+        pass.set_pipeline(&kp.pipeline);
+        pass.set_bind_group(0, bg, &[offset]);
+        pass.dispatch_workgroups(gx, gy, gz);
+        WgpuStats::add(&self.stats.dispatches, 1);
+        if plan.has_reductions {
+            self.finish_reductions(plan, partials, n_partials)?;
+        }
+        Ok(())
+    }
+
     fn box_bind_group(
         &self,
         bx: &BoxDesc,
@@ -539,7 +740,7 @@ impl WgpuBackend {
     ) -> Result<PendingDownload> {
         let buf = self.dat_checked(dat, layout)?.buf.clone();
         if range.is_empty() {
-            return Ok(PendingDownload::empty(&self.gpu.device));
+            return Ok(PendingDownload::empty(&self.gpu));
         }
         let bx = BoxDesc::new(layout, range)?;
         let bytes = bx.bytes();
@@ -552,6 +753,12 @@ impl WgpuBackend {
         if bx.contiguous() {
             self.encoder()
                 .copy_buffer_to_buffer(&buf, bx.offset_bytes(), &readback, 0, bytes);
+        } else if buf.size() > self.gpu.limits.max_storage_buffer_binding_size {
+            // Too large to bind whole for the pack shader: one copy per row of the box.
+            let enc = self.encoder();
+            for (packed, at, len) in bx.rows() {
+                enc.copy_buffer_to_buffer(&buf, at, &readback, packed, len);
+            }
         } else {
             let scratch = match &self.scratch {
                 Some(s) if s.size() >= bytes => s.clone(),
@@ -580,7 +787,7 @@ impl WgpuBackend {
         }
         self.submit();
         WgpuStats::add(&self.stats.bytes_down, bytes);
-        Ok(PendingDownload::map(&self.gpu.device, readback, bytes))
+        Ok(PendingDownload::map(&self.gpu, readback, bytes))
     }
 }
 
@@ -600,19 +807,20 @@ impl std::fmt::Debug for PendingDownload {
 }
 
 impl PendingDownload {
-    fn map(device: &::wgpu::Device, buf: ::wgpu::Buffer, len: u64) -> PendingDownload {
+    fn map(gpu: &Gpu, buf: ::wgpu::Buffer, len: u64) -> PendingDownload {
         PendingDownload {
-            inner: Pending::map(device, buf, len),
+            inner: Pending::map(gpu, buf, len),
         }
     }
 
-    fn empty(device: &::wgpu::Device) -> PendingDownload {
+    fn empty(gpu: &Gpu) -> PendingDownload {
         PendingDownload {
             inner: Pending {
                 buf: None,
                 len: 0,
                 state: Arc::new(Mutex::new(Some(Ok(())))),
-                device: device.clone(),
+                device: gpu.device.clone(),
+                timeout: gpu.timeout,
             },
         }
     }
@@ -633,17 +841,13 @@ impl PendingDownload {
         matches!(self.inner.state.lock().as_deref(), Ok(Some(_)))
     }
 
-    /// Waits for the data and copies it into `out` (exactly [`PendingDownload::len`] bytes).
+    /// Waits for the data (at most the backend's timeout, [`TIMEOUT_ENV`]) and copies it into
+    /// `out` (exactly [`PendingDownload::len`] bytes).
     pub fn wait(self, out: &mut [u8]) -> Result<()> {
-        let p = self.inner;
-        if p.len == 0 {
+        if self.inner.len == 0 {
             return Ok(());
         }
-        p.device
-            .poll(::wgpu::PollType::wait_indefinitely())
-            .map_err(|e| backend_err(format!("waiting for a download: {e}")))?;
-        let dev = p.device.clone();
-        p.finish_with(&dev, out, "in a download")
+        self.inner.finish(out, "a download")
     }
 }
 
@@ -653,10 +857,11 @@ struct Pending {
     len: u64,
     state: Arc<Mutex<Option<std::result::Result<(), String>>>>,
     device: ::wgpu::Device,
+    timeout: std::time::Duration,
 }
 
 impl Pending {
-    fn map(device: &::wgpu::Device, buf: ::wgpu::Buffer, len: u64) -> Pending {
+    fn map(gpu: &Gpu, buf: ::wgpu::Buffer, len: u64) -> Pending {
         let state = Arc::new(Mutex::new(None));
         let s = state.clone();
         buf.slice(..len).map_async(::wgpu::MapMode::Read, move |r| {
@@ -668,16 +873,15 @@ impl Pending {
             buf: Some(buf),
             len,
             state,
-            device: device.clone(),
+            device: gpu.device.clone(),
+            timeout: gpu.timeout,
         }
     }
 
-    fn finish(self, gpu: &Gpu, out: &mut [u8], during: &str) -> Result<()> {
-        self.finish_with(&gpu.device, out, during)
-    }
-
-    /// Copies the mapped bytes into `out` once the map callback ran (polling until it has).
-    fn finish_with(self, device: &::wgpu::Device, out: &mut [u8], during: &str) -> Result<()> {
+    /// Copies the mapped bytes into `out` once the map callback ran: the device is polled until
+    /// it has, for at most the timeout (another thread may be polling the same device, so the
+    /// callback can run there; the verdict is shared).
+    fn finish(self, out: &mut [u8], during: &str) -> Result<()> {
         let Some(buf) = self.buf else {
             return Ok(());
         };
@@ -688,7 +892,8 @@ impl Pending {
                 self.len
             )));
         }
-        for _ in 0..1000 {
+        let deadline = std::time::Instant::now() + self.timeout;
+        loop {
             let verdict = self.state.lock().ok().and_then(|g| g.clone());
             match verdict {
                 Some(Ok(())) => {
@@ -706,15 +911,22 @@ impl Pending {
                     return Err(backend_err(format!("reading back {during}: {e}")));
                 }
                 None => {
-                    device
-                        .poll(::wgpu::PollType::wait_indefinitely())
-                        .map_err(|e| backend_err(format!("waiting {during}: {e}")))?;
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(WgpuError::Timeout {
+                            during: format!("mapping the read-back buffer of {during}"),
+                            timeout: self.timeout,
+                        }
+                        .into());
+                    }
+                    device::wait_for(&self.device, None, left, during)?;
+                    if self.state.lock().ok().is_some_and(|g| g.is_none()) {
+                        // The queue is idle but the callback runs on another thread.
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
                 }
             }
         }
-        Err(backend_err(format!(
-            "reading back {during}: the device never finished mapping the buffer"
-        )))
     }
 }
 
@@ -757,14 +969,21 @@ impl Backend for WgpuBackend {
 
     fn alloc(&mut self, dat: DatId, layout: &DatLayout) -> Result<()> {
         let bytes = (layout.bytes() as u64).max(4).div_ceil(4) * 4;
-        let lim = &self.gpu.limits;
-        let max = lim.max_storage_buffer_binding_size.min(lim.max_buffer_size);
-        if bytes > max || layout.elems() > i32::MAX as usize {
+        // Datasets up to the largest buffer the adapter creates; those beyond one binding are
+        // bound by windows (see `window`). The runtime names the dataset in the error.
+        let max = self.gpu.limits.max_buffer_size;
+        if bytes > max {
+            return Err(WgpuError::DatasetTooLarge {
+                bytes,
+                max,
+                adapter: self.gpu.adapter.to_string(),
+            }
+            .into());
+        }
+        if layout.elems() > i32::MAX as usize {
             return Err(backend_err(format!(
-                "dataset #{} needs {bytes} bytes; adapter {} allows {max} bytes per storage \
-                 buffer (and the shaders index with 32-bit integers)",
-                dat.index(),
-                self.gpu.adapter
+                "{} elements exceed the 32-bit indices of the shaders",
+                layout.elems()
             )));
         }
         let scope = self
@@ -781,8 +1000,7 @@ impl Backend for WgpuBackend {
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(backend_err(format!(
-                "cannot allocate {bytes} bytes for dataset #{} on {}: {e}",
-                dat.index(),
+                "cannot allocate {bytes} bytes on {}: {e}",
                 self.gpu.adapter
             )));
         }
@@ -845,6 +1063,12 @@ impl Backend for WgpuBackend {
         if bx.contiguous() {
             self.encoder()
                 .copy_buffer_to_buffer(&staging, 0, &buf, bx.offset_bytes(), bx.bytes());
+        } else if buf.size() > self.gpu.limits.max_storage_buffer_binding_size {
+            // Too large to bind whole for the unpack shader: one copy per row of the box.
+            let enc = self.encoder();
+            for (packed, at, len) in bx.rows() {
+                enc.copy_buffer_to_buffer(&staging, packed, &buf, at, len);
+            }
         } else {
             let mut bx = bx;
             let (gx, gy, gz) = self.box_grid(&mut bx)?;
@@ -913,93 +1137,18 @@ impl Backend for WgpuBackend {
                 plan.name
             )));
         }
-        let (lo, hi) = (plan.range.lo(), plan.range.hi());
-        let n: [u64; 3] = std::array::from_fn(|d| (hi[d] - lo[d]) as u64);
-        let max = self.gpu.limits.max_compute_workgroups_per_dimension as u64;
-        let mut desc = LoopDesc::new(plan)?;
-        // Row mode (no integer division in the shader) unless rows are short or the grid
-        // exceeds the dispatch limits; see `ops_iteration_point` in shaders/prelude.wgsl.
-        let row_groups = n[0].div_ceil(WORKGROUP);
-        let (gx, gy, gz) =
-            if n[0] >= ROW_MODE_MIN_X && row_groups <= max && n[1] <= max && n[2] <= max {
-                desc.lo[3] = 1;
-                (row_groups as u32, n[1] as u32, n[2] as u32)
-            } else {
-                let (x, y) = self.grid(points.div_ceil(WORKGROUP))?;
-                (x, y, 1)
-            };
-        let n_partials = gx as u64 * gy as u64 * gz as u64;
-        let mut uids = Vec::with_capacity(kp.slots.len());
-        for slot in &kp.slots {
-            match *slot {
-                Slot::Dat(k) => {
-                    let ArgPlan::Dat(d) = plan.args[k] else {
-                        return Err(backend_err(format!(
-                            "loop `{}`: argument {k} is not a dataset",
-                            plan.name
-                        )));
-                    };
-                    uids.push(self.dat(d.dat)?.uid);
-                }
-                Slot::Reduce(k) => {
-                    let ArgPlan::Reduce { ty, .. } = plan.args[k] else {
-                        return Err(backend_err(format!(
-                            "loop `{}`: argument {k} is not a reduction",
-                            plan.name
-                        )));
-                    };
-                    uids.push(self.ensure_red(k, n_partials, ty)?);
-                }
-            }
+        // One dispatch unless a dataset exceeds a binding; reductions fold each dispatch's
+        // result in range order.
+        let slabs = self.slabs(plan)?;
+        if slabs.len() > 1 || slabs[0].windows.iter().any(Option::is_some) {
+            tracing::debug!(
+                loop_name = plan.name,
+                dispatches = slabs.len(),
+                "a dataset exceeds one binding: windowed dispatches"
+            );
         }
-        let key = (kp.id, uids);
-        if !self.bind_groups.contains_key(&key) {
-            if self.bind_groups.len() >= 4096 {
-                self.bind_groups.clear();
-            }
-            let mut entries = vec![::wgpu::BindGroupEntry {
-                binding: 0,
-                resource: ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
-                    buffer: &self.desc_buf,
-                    offset: 0,
-                    size: ::wgpu::BufferSize::new(DESC_BYTES),
-                }),
-            }];
-            for slot in &kp.slots {
-                let (k, buf) = match *slot {
-                    Slot::Dat(k) => {
-                        let ArgPlan::Dat(d) = plan.args[k] else {
-                            unreachable!("checked above")
-                        };
-                        (k, &self.dat(d.dat)?.buf)
-                    }
-                    Slot::Reduce(k) => (k, &self.red[k].as_ref().expect("ensured above").partials),
-                };
-                entries.push(::wgpu::BindGroupEntry {
-                    binding: 1 + k as u32,
-                    resource: buf.as_entire_binding(),
-                });
-            }
-            let bg = self
-                .gpu
-                .device
-                .create_bind_group(&::wgpu::BindGroupDescriptor {
-                    label: Some(kernel.name()),
-                    layout: &kp.layout,
-                    entries: &entries,
-                });
-            self.bind_groups.insert(key.clone(), bg);
-        }
-        let offset = self.push_desc(&desc);
-        self.ensure_pass();
-        let pass = self.pass.as_mut().expect("pass just ensured");
-        let bg = &self.bind_groups[&key];
-        pass.set_pipeline(&kp.pipeline);
-        pass.set_bind_group(0, bg, &[offset]);
-        pass.dispatch_workgroups(gx, gy, gz);
-        WgpuStats::add(&self.stats.dispatches, 1);
-        if plan.has_reductions {
-            self.finish_reductions(plan, partials, n_partials)?;
+        for slab in slabs {
+            self.dispatch(kernel, plan, &kp, &slab, partials)?;
         }
         Ok(())
     }

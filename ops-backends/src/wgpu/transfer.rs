@@ -89,6 +89,21 @@ impl BoxDesc {
         self.total as u64 * 4
     }
 
+    /// Each row of the box as (byte offset in the packed box, byte offset in the dataset's
+    /// buffer, bytes): copies that move a box without the pack shader, for datasets too large
+    /// to bind whole.
+    pub fn rows(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        let (ny, row) = (self.ny as u64, self.row as u64);
+        (0..self.nz as u64).flat_map(move |z| {
+            (0..ny).map(move |y| {
+                let packed = (z * ny + y) * row * 4;
+                let dat =
+                    (self.origin as u64 + z * self.stride_z as u64 + y * self.stride_y as u64) * 4;
+                (packed, dat, row * 4)
+            })
+        })
+    }
+
     /// True when the box is one contiguous run of the buffer (whole rows and planes, or a
     /// single row), so a plain buffer copy moves it.
     pub fn contiguous(&self) -> bool {
@@ -196,5 +211,14 @@ mod tests {
         assert_eq!(wide.grid(4), Some((4, 2, 1)));
         assert_eq!(wide.rows, 0);
         assert_eq!(wide.grid(1), None);
+        // Row copies: the 3 x 2 box of `sub` is two rows of 12 words, 24 words apart.
+        let rows: Vec<_> = sub.rows().collect();
+        assert_eq!(
+            rows,
+            [
+                (0, sub.offset_bytes(), 48),
+                (48, sub.offset_bytes() + 96, 48)
+            ]
+        );
     }
 }

@@ -12,7 +12,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 pub fn run_fn(k: &Kernel) -> TokenStream {
-    let c = quote!(::ops_core::kernel);
+    let c = crate::runtime::kernel_module();
     let dats: Vec<usize> = (0..k.params.len())
         .filter(|&p| k.params[p].is_dat())
         .collect();
@@ -219,7 +219,7 @@ pub fn run_fn(k: &Kernel) -> TokenStream {
     }
 }
 
-fn rust_ty(t: Ty) -> Ident {
+pub(crate) fn rust_ty(t: Ty) -> Ident {
     Ident::new(t.rust(), Span::call_site())
 }
 
@@ -234,14 +234,14 @@ fn scalar_variant(t: Ty) -> Ident {
     )
 }
 
-struct Lower<'a> {
-    k: &'a Kernel,
-    slot_base: &'a [usize],
-    dat_pos: &'a dyn Fn(usize) -> usize,
+pub(crate) struct Lower<'a> {
+    pub(crate) k: &'a Kernel,
+    pub(crate) slot_base: &'a [usize],
+    pub(crate) dat_pos: &'a dyn Fn(usize) -> usize,
 }
 
 impl Lower<'_> {
-    fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
+    pub(crate) fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
         stmts.iter().map(|s| self.stmt(s)).collect()
     }
 
@@ -316,6 +316,7 @@ impl Lower<'_> {
                 let b = self.stmts(body);
                 quote! { for #v in #lo..#hi { #b } }
             }
+            other => self.language_stmt(other),
         }
     }
 
@@ -344,7 +345,7 @@ impl Lower<'_> {
         }
     }
 
-    fn expr(&self, e: &Expr) -> TokenStream {
+    pub(crate) fn expr(&self, e: &Expr) -> TokenStream {
         match e {
             Expr::Float(v, Ty::F32) => Literal::f32_suffixed(*v as f32).into_token_stream(),
             Expr::Float(v, _) => Literal::f64_suffixed(*v).into_token_stream(),
@@ -414,18 +415,19 @@ impl Lower<'_> {
                 let ev = self.expr(&els.value);
                 quote!((if #c { #tl #tv } else { #el #ev }))
             }
+            other => self.language_expr(other),
         }
     }
 }
 
 use quote::ToTokens;
 
-fn local(name: &str) -> Ident {
+pub(crate) fn local(name: &str) -> Ident {
     format_ident!("l_{}", name)
 }
 
 /// `a op b` with integer arithmetic wrapping, as WGSL does.
-fn binop(op: BinOp, operand: Ty, a: TokenStream, b: TokenStream) -> TokenStream {
+pub(crate) fn binop(op: BinOp, operand: Ty, a: TokenStream, b: TokenStream) -> TokenStream {
     if operand.is_int() {
         match op {
             BinOp::Add => return quote!((#a).wrapping_add(#b)),

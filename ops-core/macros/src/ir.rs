@@ -189,6 +189,7 @@ pub enum MathFn {
     Ceil,
     Signum,
     Copysign,
+    Clamp,
 }
 
 impl MathFn {
@@ -206,6 +207,7 @@ impl MathFn {
             "ceil" => MathFn::Ceil,
             "signum" => MathFn::Signum,
             "copysign" => MathFn::Copysign,
+            "clamp" => MathFn::Clamp,
             _ => return None,
         })
     }
@@ -223,12 +225,14 @@ impl MathFn {
             MathFn::Ceil => "ceil",
             MathFn::Signum => "signum",
             MathFn::Copysign => "copysign",
+            MathFn::Clamp => "clamp",
         }
     }
     /// Number of arguments besides the receiver.
     pub fn arity(self) -> usize {
         match self {
             MathFn::Min | MathFn::Max | MathFn::Powi | MathFn::Powf | MathFn::Copysign => 1,
+            MathFn::Clamp => 2,
             _ => 0,
         }
     }
@@ -236,7 +240,7 @@ impl MathFn {
     pub fn allows_int(self) -> bool {
         matches!(
             self,
-            MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Signum
+            MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Signum | MathFn::Clamp
         )
     }
 }
@@ -257,6 +261,12 @@ pub enum Expr {
     Call(MathFn, Vec<Expr>, Ty),
     /// `if c { lets; a } else { lets; b }` used as a value.
     If(Box<Expr>, Box<ValueBlock>, Box<ValueBlock>, Ty),
+    /// A call of a `#[kernel_fn]`: index into the kernel's [`Callee`] table, arguments.
+    CallFn(usize, Vec<Expr>, Ty),
+    /// `a[i]` on a local array (its unique name); the index is an `i32` proven in bounds.
+    ArrayGet(String, Box<Expr>, Ty),
+    /// `match` on an integer used as a value: scrutinee, arms, the `_` arm.
+    Match(Box<Expr>, Vec<Arm<ValueBlock>>, Box<ValueBlock>, Ty),
 }
 
 impl Expr {
@@ -271,11 +281,38 @@ impl Expr {
             | Expr::Binary(_, _, _, t)
             | Expr::Cast(_, t)
             | Expr::Call(_, _, t)
-            | Expr::If(_, _, _, t) => *t,
+            | Expr::If(_, _, _, t)
+            | Expr::CallFn(_, _, t)
+            | Expr::ArrayGet(_, _, t)
+            | Expr::Match(_, _, _, t) => *t,
             Expr::Bool(_) => Ty::Bool,
             Expr::Idx(_) => Ty::I32,
         }
     }
+}
+
+/// One arm of a `match`: the patterns (`1 | 2 | 5..=9`), then what it does or yields.
+#[derive(Clone, Debug)]
+pub struct Arm<B> {
+    pub patterns: Vec<Pattern>,
+    pub body: B,
+}
+
+/// A `match` pattern on an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    Int(i64),
+    /// `lo..=hi` (an exclusive `lo..hi` is stored as `lo..=hi - 1`).
+    Range(i64, i64),
+}
+
+/// How a local array starts.
+#[derive(Clone, Debug)]
+pub enum ArrayInit {
+    /// `[a, b, c]`
+    List(Vec<Expr>),
+    /// `[v; n]`
+    Repeat(Expr, usize),
 }
 
 /// A branch of a value `if`: local bindings, then the value.
@@ -318,11 +355,73 @@ pub enum Stmt {
         hi: i64,
         body: Vec<Stmt>,
     },
+    /// `let a = [..];` with a unique local name.
+    LetArray {
+        name: String,
+        elem: Ty,
+        len: usize,
+        init: ArrayInit,
+    },
+    /// `a[i] op= value` on a `let mut` array.
+    AssignArray {
+        name: String,
+        index: Expr,
+        op: Option<BinOp>,
+        value: Expr,
+    },
+    /// `match` on an integer as a statement; `default` is the `_` arm.
+    Match {
+        scrutinee: Expr,
+        arms: Vec<Arm<Vec<Stmt>>>,
+        default: Vec<Stmt>,
+    },
+    /// `return value;` (kernel functions only).
+    Return(Expr),
 }
+
+/// A `#[kernel_fn]` a kernel (or kernel function) calls, as the caller names it.
+#[derive(Clone, Debug)]
+pub struct Callee {
+    /// The path written at the call (`minmod`, `limiters::minmod`), for the CPU code.
+    pub path: syn::Path,
+    /// The name of its WGSL function.
+    pub wgsl_name: String,
+}
+
+/// The WGSL functions a kernel needs besides its entry point: every kernel function it calls,
+/// directly or not, each once, callees first; or why one of them has no WGSL form.
+pub type HelperWgsl = Result<Vec<(String, String)>, String>;
 
 /// A checked kernel.
 pub struct Kernel {
     pub name: Ident,
     pub params: Vec<Param>,
     pub body: Vec<Stmt>,
+    pub callees: Vec<Callee>,
+    pub helpers: HelperWgsl,
+}
+
+/// A parameter of a kernel function.
+pub struct FnParam {
+    /// The name in the source (the Rust function keeps it).
+    pub source: Ident,
+    /// The unique local name the body uses.
+    pub unique: String,
+    pub ty: Ty,
+    pub mutable: bool,
+}
+
+/// A checked `#[kernel_fn]`: scalars in, one scalar out.
+pub struct KernelFn {
+    pub name: Ident,
+    pub params: Vec<FnParam>,
+    pub ret: Ty,
+    pub body: Vec<Stmt>,
+    /// The value the body ends with (`None` when it ends with `return`).
+    pub value: Option<Expr>,
+    pub callees: Vec<Callee>,
+    pub helpers: HelperWgsl,
+    /// Name of its WGSL function: `kf_<name>_<hash of its source>`, so two functions of one
+    /// name in different modules do not collide in one shader.
+    pub wgsl_name: String,
 }

@@ -16,6 +16,7 @@ pub const WORKGROUP: u32 = 64;
 pub fn kernel(k: &Kernel) -> Result<String, String> {
     let l = Lower {
         k,
+        what: "kernel",
         temps: Cell::new(0),
     };
     let mut out = String::new();
@@ -144,8 +145,56 @@ fn literal_zero(t: Ty) -> String {
     }
 }
 
+/// The WGSL function of a `#[kernel_fn]` (named [`KernelFn::wgsl_name`]), or why it has none.
+pub fn function(f: &KernelFn) -> Result<String, String> {
+    // The lowering reads callees (and the name, for errors) from a kernel; a function has no
+    // parameters of a kernel's kinds.
+    let shell = Kernel {
+        name: f.name.clone(),
+        params: Vec::new(),
+        body: Vec::new(),
+        callees: f.callees.clone(),
+        helpers: Ok(Vec::new()),
+    };
+    let l = Lower {
+        k: &shell,
+        what: "kernel function",
+        temps: Cell::new(0),
+    };
+    let mut out = String::new();
+    let w = &mut out;
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            let prefix = if p.mutable { "p" } else { "l" };
+            format!("{prefix}_{}: {}", p.unique, p.ty.wgsl())
+        })
+        .collect();
+    let _ = writeln!(w, "// kernel function {}", f.name);
+    let _ = writeln!(
+        w,
+        "fn {}({}) -> {} {{",
+        f.wgsl_name,
+        params.join(", "),
+        f.ret.wgsl()
+    );
+    for p in f.params.iter().filter(|p| p.mutable) {
+        let _ = writeln!(w, "    var l_{u}: {} = p_{u};", p.ty.wgsl(), u = p.unique);
+    }
+    l.stmts(&f.body, 1, w)?;
+    if let Some(v) = &f.value {
+        let v = l.expr(v, 1, w)?;
+        let _ = writeln!(w, "    return {v};");
+    }
+    let _ = writeln!(w, "}}");
+    Ok(out)
+}
+
 struct Lower<'a> {
     k: &'a Kernel,
+    /// "kernel" or "kernel function", for the reason a body has no WGSL form.
+    what: &'static str,
     temps: Cell<usize>,
 }
 
@@ -225,8 +274,90 @@ impl Lower<'_> {
                 self.stmts(body, depth + 1, w)?;
                 let _ = writeln!(w, "{ind}}}");
             }
+            Stmt::LetArray {
+                name,
+                elem,
+                len,
+                init,
+            } => {
+                let items = match init {
+                    ArrayInit::List(v) => {
+                        let mut out = Vec::new();
+                        for e in v {
+                            out.push(self.expr(e, depth, w)?);
+                        }
+                        out
+                    }
+                    ArrayInit::Repeat(v, n) => {
+                        let v = self.expr(v, depth, w)?;
+                        let v = if matches!(
+                            init,
+                            ArrayInit::Repeat(Expr::Float(..) | Expr::Int(..), _)
+                        ) {
+                            v
+                        } else {
+                            let t = self.temp();
+                            let _ = writeln!(w, "{ind}let {t} = {v};");
+                            t
+                        };
+                        vec![v; *n]
+                    }
+                };
+                let ty = format!("array<{}, {len}>", elem.wgsl());
+                let _ = writeln!(w, "{ind}var l_{name}: {ty} = {ty}({});", items.join(", "));
+            }
+            Stmt::AssignArray {
+                name,
+                index,
+                op,
+                value,
+            } => {
+                let i = self.expr(index, depth, w)?;
+                let v = self.expr(value, depth, w)?;
+                let place = format!("l_{name}[{i}]");
+                let rhs = match op {
+                    None => v,
+                    Some(op) => binop(*op, &place, &v),
+                };
+                let _ = writeln!(w, "{ind}{place} = {rhs};");
+            }
+            Stmt::Match {
+                scrutinee,
+                arms,
+                default,
+            } => {
+                let s = self.expr(scrutinee, depth, w)?;
+                let t = self.temp();
+                let _ = writeln!(w, "{ind}let {t} = {s};");
+                let mut first = true;
+                for arm in arms {
+                    let c = patterns(&t, &arm.patterns, scrutinee.ty());
+                    let head = if first { "" } else { "} else " };
+                    first = false;
+                    let _ = writeln!(w, "{ind}{head}if ({c}) {{");
+                    self.stmts(&arm.body, depth + 1, w)?;
+                }
+                if first {
+                    self.stmts(default, depth, w)?;
+                } else {
+                    let _ = writeln!(w, "{ind}}} else {{");
+                    self.stmts(default, depth + 1, w)?;
+                    let _ = writeln!(w, "{ind}}}");
+                }
+            }
+            Stmt::Return(v) => {
+                let v = self.expr(v, depth, w)?;
+                let _ = writeln!(w, "{ind}return {v};");
+            }
         }
         Ok(())
+    }
+
+    /// A fresh temporary name.
+    fn temp(&self) -> String {
+        let n = self.temps.get();
+        self.temps.set(n + 1);
+        format!("ops_t{n}")
     }
 
     fn element(&self, point: &Point) -> String {
@@ -293,7 +424,8 @@ impl Lower<'_> {
                     MathFn::Powi => format!("ops_powi_{tn}({a}, {b})"),
                     MathFn::Powf | MathFn::Exp | MathFn::Ln if *t == Ty::F64 => {
                         return Err(format!(
-                            "kernel `{}` uses `{}` on f64, which has no WGSL form (WGSL and SPIR-V offer it for f32 only); it runs on the CPU backends",
+                            "{} `{}` uses `{}` on f64, which has no WGSL form (WGSL and SPIR-V offer it for f32 only); it runs on the CPU backends",
+                            self.what,
                             self.k.name,
                             f.name()
                         ));
@@ -301,7 +433,51 @@ impl Lower<'_> {
                     MathFn::Powf => format!("pow({a}, {b})"),
                     MathFn::Exp => format!("exp({a})"),
                     MathFn::Ln => format!("log({a})"),
+                    MathFn::Clamp => unreachable!("the parser writes clamp as max, then min"),
                 }
+            }
+            Expr::CallFn(callee, args, _) => {
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.expr(a, depth, w)?);
+                }
+                format!(
+                    "{}({})",
+                    self.k.callees[*callee].wgsl_name,
+                    values.join(", ")
+                )
+            }
+            Expr::ArrayGet(name, index, _) => {
+                format!("l_{name}[{}]", self.expr(index, depth, w)?)
+            }
+            Expr::Match(scrutinee, arms, default, t) => {
+                let ind = indent(depth);
+                let s = self.expr(scrutinee, depth, w)?;
+                let sv = self.temp();
+                let _ = writeln!(w, "{ind}let {sv} = {s};");
+                let tmp = self.temp();
+                let _ = writeln!(w, "{ind}var {tmp}: {};", t.wgsl());
+                let mut first = true;
+                for arm in arms {
+                    let c = patterns(&sv, &arm.patterns, scrutinee.ty());
+                    let head = if first { "" } else { "} else " };
+                    first = false;
+                    let _ = writeln!(w, "{ind}{head}if ({c}) {{");
+                    self.stmts(&arm.body.lets, depth + 1, w)?;
+                    let v = self.expr(&arm.body.value, depth + 1, w)?;
+                    let _ = writeln!(w, "{ind}    {tmp} = {v};");
+                }
+                let d = if first { depth } else { depth + 1 };
+                if !first {
+                    let _ = writeln!(w, "{ind}}} else {{");
+                }
+                self.stmts(&default.lets, d, w)?;
+                let v = self.expr(&default.value, d, w)?;
+                let _ = writeln!(w, "{}{tmp} = {v};", indent(d));
+                if !first {
+                    let _ = writeln!(w, "{ind}}}");
+                }
+                tmp
             }
             Expr::If(c, then, els, t) => {
                 let n = self.temps.get();
@@ -323,6 +499,24 @@ impl Lower<'_> {
             }
         })
     }
+}
+
+/// The condition that `value` (a WGSL name) matches one of `patterns`.
+fn patterns(value: &str, patterns: &[Pattern], t: Ty) -> String {
+    let lit = |v: i64| match t {
+        Ty::U32 => format!("{v}u"),
+        _ => format!("({v}i)"),
+    };
+    patterns
+        .iter()
+        .map(|p| match p {
+            Pattern::Int(v) => format!("({value} == {})", lit(*v)),
+            Pattern::Range(lo, hi) => {
+                format!("({value} >= {} && {value} <= {})", lit(*lo), lit(*hi))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" || ")
 }
 
 fn binop(op: BinOp, a: &str, b: &str) -> String {

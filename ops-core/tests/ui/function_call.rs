@@ -1,5 +1,7 @@
 use ops_core::prelude::*;
 
+// A plain function: kernels can call only functions marked #[kernel_fn]. The compiler says
+// it cannot find a macro named `helper`: the signature macro #[kernel_fn] would have defined.
 fn helper(x: f64) -> f64 {
     x
 }

@@ -293,10 +293,13 @@ pub trait CheckpointStore: Send {
 pub enum StoreMode {
     /// [`Hdf5Store`]: `commit` writes the file before returning.
     #[default]
+    #[value(help = "the HDF5 file is written before the program goes on")]
     Blocking,
     /// [`ThreadStore`]: a background thread writes; `commit` only hands over.
+    #[value(help = "a background thread writes the HDF5 file while the program goes on")]
     Thread,
     /// [`MemoryStore`]: kept in RAM, written at exit and on SIGINT/SIGTERM.
+    #[value(help = "kept in RAM, written to HDF5 at exit and on SIGINT/SIGTERM")]
     Memory,
 }
 

@@ -1,0 +1,8 @@
+use ops_core::prelude::*;
+
+#[kernel]
+fn k(a: Read<f64>, b: Write<f64>) {
+    b[(0, 0)] = sqrt(a[(0, 0)]);
+}
+
+fn main() {}
