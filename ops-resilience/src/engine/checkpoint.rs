@@ -73,6 +73,9 @@ pub(super) struct Checkpointing {
     pub last_pass: Option<Duration>,
     /// The application's fast-forward payload stored with the next checkpoints.
     pub payload: Vec<u8>,
+    /// The latest committed checkpoint's location and bytes, told to the learner when the next
+    /// one opens ([`Learner::observe`](crate::learn::Learner::observe)).
+    pub unobserved: Option<(String, u64)>,
 }
 
 impl Checkpointing {
@@ -91,6 +94,7 @@ impl Checkpointing {
             last_pass_mark: None,
             last_pass: None,
             payload: Vec::new(),
+            unobserved: None,
         }
     }
 
@@ -314,6 +318,7 @@ impl Resilience {
             }
         };
         self.ck.next_seq = sequence + 1;
+        self.observe_last_checkpoint(index);
         let mut region = Region::new(index, bound, true);
         self.track
             .add_targets(&mut region, resilient.is_some(), true);
@@ -345,6 +350,20 @@ impl Resilience {
         open.stall = t0.elapsed();
         self.ck.region = Some(open);
         self.clock.stall += t0.elapsed();
+    }
+
+    /// Tells the learner what the latest checkpoint saved (before the next one's state is
+    /// taken, so a restarted run, told at its restore, learns it at the same loop).
+    fn observe_last_checkpoint(&mut self, index: u64) {
+        let Some((key, bytes)) = self.ck.unobserved.take() else {
+            return;
+        };
+        let Some(loc) = self.track.locs.find_key(&key) else {
+            return;
+        };
+        if let Some(e) = self.learner.observe(loc, bytes, index) {
+            self.on_learner_event(e, index);
+        }
     }
 
     /// The snapshot function of the open region (whose failure note and pending transfers are
@@ -670,6 +689,9 @@ impl Resilience {
         // (the decision itself stands on the measurements only, so a restarted run decides
         // alike).
         let at_chosen = self.report.location.chosen.as_deref() == Some(rep.location.as_str());
+        if !rep.provisional && open.resilient.is_none() {
+            self.ck.unobserved = Some((rep.location.clone(), rep.bytes));
+        }
         if !rep.provisional && at_chosen {
             let b = &mut self.report.location.bytes;
             *b = Some(b.unwrap_or(0).max(rep.bytes));

@@ -352,6 +352,9 @@ impl Resilience {
             user_payload,
             ..
         } = r;
+        // The run being continued told the learner this checkpoint's size when the next one
+        // opened; so does this one.
+        self.ck.unobserved = Some((ck.meta.location.clone(), ck.data_bytes() as u64));
         self.restore_state(meta.state)?;
         self.track.queries = ck.queries;
         self.ck.payload = user_payload;

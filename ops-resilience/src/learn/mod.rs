@@ -42,7 +42,7 @@ pub use structure::Level;
 
 /// Dry regions per location before the decision (the figure is the largest measurement; the
 /// chosen location's checkpoints keep adding to it).
-pub const MEASURE: usize = 1;
+pub const MEASURE: usize = 3;
 /// Fewest loops between two analyses of the trace.
 pub const ANALYSIS_GAP: u64 = 8;
 /// Most loop locations the trace keeps (the oldest half is dropped when it fills).
@@ -78,6 +78,9 @@ pub enum Phase {
         trigger: u32,
         /// The loop index at which the review ends.
         until: u64,
+        /// The trigger never occurred in the decided passes: the program left what was taken
+        /// for its outer iteration, which may then be an inner loop of the real one.
+        left: bool,
     },
 }
 
@@ -197,6 +200,25 @@ pub struct Learner {
     member_of: Vec<u32>,
 }
 
+impl Learner {
+    /// What a real checkpoint at the decided location saved (told when the next checkpoint
+    /// opens, so that a run restarted from the first one, which has its size in the file,
+    /// learns it at the same loop). A checkpoint at the chosen location that grew past another
+    /// member's figure (a pass unlike the measured ones) moves checkpoints there.
+    pub fn observe(&mut self, loc: u32, bytes: u64, index: u64) -> Option<Event> {
+        let d = self.decision.as_ref()?;
+        if d.location != loc {
+            return None;
+        }
+        self.samples.entry(loc).or_default().bytes.push(bytes);
+        if let Some(d) = self.decision.as_mut() {
+            d.bytes = d.bytes.max(bytes);
+        }
+        let _ = index;
+        None
+    }
+}
+
 /// Counts of the loop trace the learner reads from the location table.
 pub trait Counts {
     /// Distinct locations seen so far.
@@ -259,17 +281,28 @@ impl Learner {
             .try_fold(u64::MAX, |acc, b| b.map(|b| acc.min(b)))
     }
 
-    /// The member of `level` with the smallest figure (the first such in pass order).
+    /// The member of `level` with the smallest figure (its largest measurement); between
+    /// figures within 1 % of each other the smaller mean, then the first in pass order.
     fn best_member(&self, level: &Level) -> Option<(u32, u64)> {
-        let mut best: Option<(u32, u64)> = None;
+        let mut best: Option<(u32, u64, f64)> = None;
         for &m in &level.members {
-            if let Some(b) = self.samples.get(&m).and_then(Samples::max) {
-                if best.is_none_or(|(_, bb)| b < bb) {
-                    best = Some((m, b));
+            let Some(s) = self.samples.get(&m) else {
+                continue;
+            };
+            let Some(max) = s.max() else { continue };
+            let mean = s.bytes.iter().sum::<u64>() as f64 / s.bytes.len() as f64;
+            let better = match best {
+                None => true,
+                Some((_, bmax, bmean)) => {
+                    let (a, b) = (max as f64, bmax as f64);
+                    a < 0.99 * b || (a <= 1.01 * b && mean < bmean)
                 }
+            };
+            if better {
+                best = Some((m, max, mean));
             }
         }
-        best
+        best.map(|(m, max, _)| (m, max))
     }
 
     fn is_known(&self, loc: u32) -> bool {
@@ -311,8 +344,8 @@ impl Learner {
     /// was seen over a few passes only, and a branch taken every time so far or an inner loop
     /// that has not iterated twice yet looks like a loop of the pass. Every other member votes:
     /// a member occurring twice without the chosen location in between says it was skipped, the
-    /// chosen location occurring twice without a member in between says it repeats. When most
-    /// members say so, checkpoints move to the best other member.
+    /// chosen location occurring twice without a member in between says it repeats. When the
+    /// level's anchor or most members say so, the structure is reviewed.
     fn verify(&mut self, loc: u32, index: u64) -> Option<Event> {
         let d = self.decision.as_mut()?;
         let member = self.member_of.get(loc as usize).copied().unwrap_or(0) as usize;
@@ -320,36 +353,62 @@ impl Learner {
             return None;
         }
         let i = member - 1;
+        let anchor = d.level.members.iter().position(|&m| m == d.level.anchor);
+        let anchor_state = anchor.map_or(0, |a| d.since[a]);
         let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+        // A majority counts once most members have been seen since the decision.
+        let quorum = 2 * voters as usize > d.since.len();
         let wrong = if loc == d.location {
             let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
             for v in d.since.iter_mut().filter(|v| **v > 0) {
                 *v = 2;
             }
             d.missing = 0;
-            2 * twice > voters
+            // The anchor, which delimits the passes, says it repeats; or most members do.
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
         } else {
-            if d.since[i] == 1 {
+            let skipped = d.since[i] == 1;
+            if skipped {
                 d.missing += 1;
             }
             d.since[i] = 1;
-            2 * d.missing > voters.max(1)
+            (anchor == Some(i) && skipped) || (quorum && 2 * d.missing > voters)
         };
-        if !wrong || d.level.members.len() < 2 {
+        if !wrong {
             return None;
         }
-        let from = d.location;
-        let (bytes, location) = d
-            .level
-            .members
-            .iter()
-            .filter(|&&m| m != from)
-            .filter_map(|&m| self.samples.get(&m).and_then(Samples::max).map(|b| (b, m)))
-            .min()?;
-        d.level.members.retain(|&m| m != from);
-        *d = Decision::new(d.level.clone(), location, bytes, index);
-        self.rebuild_bits();
-        Some(Event::Revised { from })
+        // The structure was seen over too few passes: look at it again (checkpoints stay where
+        // they are until the review decides).
+        let gap = 4 * d.level.max_pass.max(1);
+        Some(self.start_review(loc, index, index + REVIEW_GAPS * gap, true))
+    }
+
+    /// Starts a review (see the module docs): the trace is recorded again from here and the
+    /// pass's boundaries are measured again. `left`: the decided passes may be an inner loop of
+    /// the real ones (a loop they never ran recurred, or the chosen location did not run once
+    /// per pass).
+    fn start_review(&mut self, trigger: u32, index: u64, until: u64, left: bool) -> Event {
+        if let Some(d) = &self.decision {
+            let bound = crate::engine::MIN_REGION_LOOPS.max(2 * d.level.max_pass);
+            for &mem in &d.level.members {
+                let s = self.samples.entry(mem).or_default();
+                s.wanted += 1;
+                s.bound = s.bound.max(bound);
+                s.pass = s.pass.max(d.level.max_pass);
+                self.wanted += 1;
+            }
+        }
+        self.phase = Phase::Reviewing {
+            trigger,
+            until,
+            left,
+        };
+        self.trace = Trace {
+            start: index,
+            locs: vec![trigger],
+        };
+        self.next_analysis = index + ANALYSIS_GAP;
+        Event::ReviewStarted(trigger)
     }
 
     /// Fixes the decision from outside (a restart taking over a checkpoint's state uses
@@ -402,7 +461,7 @@ impl Learner {
         }
         let finished = !self.dry.is_empty() && self.feed_dry(fp, m);
         let mut event = None;
-        if self.decision.is_some() {
+        if matches!(self.phase, Phase::Decided) {
             if let Some(e) = self.verify(loc, index) {
                 return Some(e);
             }
@@ -411,16 +470,11 @@ impl Learner {
             Phase::Decided => {
                 if !self.is_known(loc) && counts.count(loc) >= 2 {
                     let until = index + REVIEW_GAPS * counts.max_gap(loc).max(1);
-                    self.phase = Phase::Reviewing {
-                        trigger: loc,
-                        until,
-                    };
-                    self.trace = Trace {
-                        start: index,
-                        locs: vec![loc],
-                    };
-                    self.next_analysis = index + ANALYSIS_GAP;
-                    return Some(Event::ReviewStarted(loc));
+                    let left = self
+                        .decision
+                        .as_ref()
+                        .is_some_and(|d| !d.level.reaches(loc));
+                    return Some(self.start_review(loc, index, until, left));
                 }
                 return None;
             }
@@ -518,6 +572,8 @@ impl Learner {
         let decided = self.decision.as_ref().map(|d| d.level.anchor);
         let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
         let decided_passes = decided.map(anchor_count);
+        // Steady means a whole pass of the longest recurrence seen without recomputable writes.
+        let longest = levels.iter().map(|l| l.max_pass).max().unwrap_or(0);
         for l in &levels {
             // Measured once the level has repeated twice: by then every loop of a pass has
             // written its data at least twice, so nothing recurring is taken for start-up any
@@ -539,7 +595,7 @@ impl Learner {
                 let more = MEASURE.saturating_sub(have);
                 s.wanted += more;
                 s.bound = s.bound.max(bound);
-                s.pass = s.pass.max(l.max_pass);
+                s.pass = s.pass.max(longest);
                 self.wanted += more;
             }
         }
@@ -567,18 +623,76 @@ impl Learner {
         Some(Event::Decided)
     }
 
-    fn try_revise(&mut self, index: u64) -> Option<Event> {
+    /// During a review, with the pass's boundaries measured again: when another member of the
+    /// decided level now saves clearly less than the chosen location (a loop that appeared late
+    /// reads what was dead at the chosen boundary), checkpoints move there.
+    fn rechoose(&mut self, index: u64) -> Option<Event> {
         let d = self.decision.as_ref()?;
-        let (current, from) = (d.bytes, d.location);
-        let better = self
+        let chosen = self.samples.get(&d.location).and_then(Samples::max)?;
+        let (best, bytes) = self.best_member(&d.level)?;
+        if best == d.location || bytes as f64 * 1.01 >= chosen as f64 {
+            return None;
+        }
+        let d = self.decision.as_mut()?;
+        let from = d.location;
+        *d = Decision::new(d.level.clone(), best, bytes, index);
+        self.rebuild_bits();
+        Some(Event::Revised { from })
+    }
+
+    /// A review's verdict, from the structure analysed again since it started: the level that
+    /// now holds the chosen location (or the decided anchor) as a loop of every pass, moved out
+    /// to an enclosing level as [`structure::select`] does when the decided passes turn out to
+    /// be a solver's iterations (only when the review was started by the program leaving them);
+    /// and in it the boundary that saves least. A change of level or location is a revision.
+    fn try_revise(&mut self, index: u64) -> Option<Event> {
+        if let Some(e) = self.rechoose(index) {
+            return Some(e);
+        }
+        let left = matches!(self.phase, Phase::Reviewing { left: true, .. });
+        let d = self.decision.as_ref()?;
+        let (from, anchor) = (d.location, d.level.anchor);
+        let trace = &self.trace.locs;
+        let holds = |l: &&Level, x: u32| l.eligible && l.members.contains(&x);
+        let mut cur = self
             .levels
             .iter()
-            .filter(|l| l.eligible && l.reaches(d.level.anchor) && !l.members.contains(&from))
-            .filter_map(|l| self.level_bytes(l).map(|b| (b, l)))
-            .filter(|(b, _)| (*b as f64) < 0.99 * current as f64)
-            .min_by_key(|(b, _)| *b)
-            .map(|(_, l)| l.clone())?;
+            .find(|l| holds(l, from))
+            .or_else(|| self.levels.iter().find(|l| holds(l, anchor)))?;
+        if left {
+            for c in self.levels.iter().filter(|l| l.eligible) {
+                if c.passes < cur.passes
+                    && c.reaches(cur.anchor)
+                    && structure::varies(trace, c.anchor, cur.anchor)
+                    && structure::outside(trace, cur.anchor, c.anchor)
+                {
+                    cur = c;
+                }
+            }
+        }
+        let better = cur.clone();
+        self.level_bytes(&better)?;
         let (location, bytes) = self.best_member(&better)?;
+        if better.members.contains(&from) {
+            // The chosen location still runs once per pass: it stays unless another boundary
+            // saves clearly less.
+            let now = self
+                .samples
+                .get(&from)
+                .and_then(Samples::max)
+                .unwrap_or(u64::MAX);
+            if location == from || bytes as f64 * 1.01 >= now as f64 {
+                // Same location: the level it belongs to is updated, the schedule goes on.
+                if better.anchor != anchor {
+                    if let Some(d) = self.decision.as_mut() {
+                        let (at, b) = (d.at_loop, d.bytes);
+                        *d = Decision::new(better, from, b, at);
+                    }
+                    self.rebuild_bits();
+                }
+                return None;
+            }
+        }
         let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
         self.set_known(seen.into_iter().chain(better.core.iter().copied()));
         self.decision = Some(Decision::new(better, location, bytes, index));

@@ -191,19 +191,15 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
 }
 
 /// True when the number of occurrences of `inner` varies between the complete passes of the
-/// level anchored at `outer` in `trace` (an inner loop whose trip count depends on the data,
-/// rather than a fixed grouping of passes).
+/// level anchored at `outer`: an inner loop whose trip count depends on the data, rather than
+/// a fixed grouping of passes.
 pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
-    let mut counts: Option<u64> = None;
+    let mut counts: Vec<u64> = Vec::new();
     let mut current: Option<u64> = None;
     for &l in trace {
         if l == outer {
             if let Some(c) = current {
-                match counts {
-                    None => counts = Some(c),
-                    Some(k) if k != c => return true,
-                    _ => {}
-                }
+                counts.push(c);
             }
             current = Some(0);
         }
@@ -213,23 +209,55 @@ pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
             }
         }
     }
-    false
+    counts.windows(2).any(|w| w[0] != w[1])
+}
+
+/// True when `outer` occurs only in passes of the level anchored at `inner` that are at least
+/// half again as long as its median pass: outside the inner level's iterations, where a
+/// solver's loop is left for the rest of the time step. A branch or a rare loop of the time
+/// step lengthens its pass by a loop or two only.
+pub fn outside(trace: &[u32], inner: u32, outer: u32) -> bool {
+    let mut lens: Vec<usize> = Vec::new();
+    let mut with_outer: Vec<usize> = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut saw = false;
+    for (i, &l) in trace.iter().enumerate() {
+        if l == inner {
+            if let Some(s) = start {
+                lens.push(i - s);
+                if saw {
+                    with_outer.push(i - s);
+                }
+            }
+            start = Some(i);
+            saw = false;
+        }
+        saw |= l == outer;
+    }
+    if lens.is_empty() || with_outer.is_empty() {
+        return false;
+    }
+    let mut sorted = lens.clone();
+    sorted.sort_unstable();
+    let median = sorted[sorted.len() / 2];
+    with_outer.iter().all(|&len| 2 * len >= 3 * median)
 }
 
 /// The bytes a checkpoint would save at a level's best member (`None` until every member was
 /// measured).
 pub type LevelBytes<'a> = &'a dyn Fn(&Level) -> Option<u64>;
 
-/// Which level is the outer iteration, by liveness: starting from the finest eligible level,
-/// move out to an eligible level whose passes reach it when the inner level's passes per outer
-/// pass vary (a data-dependent inner loop: a solver's iterations) and the outer checkpoint is
-/// no larger (within 1 %): inner solvers, whose iterations carry more state than the time step,
-/// stay inside it. An enclosing level holding a fixed number of passes (a monitor every ten
-/// steps, a sub-cycle every five) is never the outer iteration: what it adds is part of the
-/// pass.
+/// Which level is the outer iteration: starting from the finest eligible level, move out to an
+/// eligible level whose passes reach it when the inner level's passes per outer pass vary (a
+/// data-dependent inner loop: a solver's iterations, [`varies`]) and the outer level's anchor
+/// runs only outside the inner level's iterations ([`outside`]): the time step encloses its
+/// solver, whatever either saves. An enclosing level holding a fixed number of passes (a monitor
+/// every ten steps, a sub-cycle every five) is never the outer iteration, nor a branch's (taken
+/// most of the time, it holds one or two passes, inside their usual length): what they add is
+/// part of the pass. The bytes then choose the checkpoint location inside the level.
 ///
-/// `Err(level)` when a level needed for the decision is not measured yet (measure its
-/// members); `Ok(None)` when no level is eligible.
+/// `Err(level)` when the chosen level is not measured yet (measure its members); `Ok(None)`
+/// when no level is eligible.
 pub fn select<'a>(
     levels: &'a [Level],
     trace: &[u32],
@@ -238,18 +266,16 @@ pub fn select<'a>(
     let Some(mut cur) = levels.iter().find(|l| l.eligible) else {
         return Ok(None);
     };
-    let mut b_cur = bytes(cur).ok_or(cur)?;
     for c in levels.iter().filter(|l| l.eligible) {
-        if c.passes >= cur.passes || !c.reaches(cur.anchor) || !varies(trace, c.anchor, cur.anchor)
+        if c.passes < cur.passes
+            && c.reaches(cur.anchor)
+            && varies(trace, c.anchor, cur.anchor)
+            && outside(trace, cur.anchor, c.anchor)
         {
-            continue;
-        }
-        let b_c = bytes(c).ok_or(c)?;
-        if (b_c as f64) <= 1.01 * b_cur as f64 {
             cur = c;
-            b_cur = b_c;
         }
     }
+    bytes(cur).ok_or(cur)?;
     Ok(Some(cur))
 }
 

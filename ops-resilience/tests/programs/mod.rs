@@ -370,7 +370,7 @@ pub fn generate(seed: u64) -> Prog {
         halo,
         startup,
         step,
-        steps: 14 + rng.below(5) as u32,
+        steps: 20 + rng.below(9) as u32,
         fin,
     }
 }
