@@ -1,0 +1,253 @@
+//! Advection: three directional sweeps per step, each cell advection (density, energy) then
+//! momentum advection (the three velocity components). Odd steps sweep x, y, z; even steps
+//! z, y, x, as the original alternates them.
+
+use crate::kernels::{advec_cell::*, advec_mom::*, volumes::*};
+
+use super::*;
+
+/// The fields cell advection reads through halos.
+const CELL_HALOS: [Field; 5] = [
+    Field::Energy1,
+    Field::Density1,
+    Field::VolFluxX,
+    Field::VolFluxY,
+    Field::VolFluxZ,
+];
+
+/// The fields momentum advection reads through halos.
+const MOM_HALOS: [Field; 8] = [
+    Field::Density1,
+    Field::Energy1,
+    Field::XVel1,
+    Field::YVel1,
+    Field::ZVel1,
+    Field::MassFluxX,
+    Field::MassFluxY,
+    Field::MassFluxZ,
+];
+
+impl Clover {
+    /// advection: the three sweeps, x or z first as `advect_x` says.
+    ///
+    /// The original also refreshes the cell-advection halos before the second sweep; nothing
+    /// they hold has changed since the refresh before the first sweep's momentum advection, so
+    /// that refresh is left out (the same values).
+    pub fn advection(&mut self) -> Result<()> {
+        let (first, last) = if self.advect_x { (0, 2) } else { (2, 0) };
+        self.update_halo(&CELL_HALOS, 2)?;
+        self.advec_cell(1, first)?;
+        self.update_halo(&MOM_HALOS, 2)?;
+        self.advec_mom(1, first)?;
+        self.advec_cell(2, 1)?;
+        self.update_halo(&MOM_HALOS, 2)?;
+        self.advec_mom(2, 1)?;
+        self.advec_cell(3, last)?;
+        self.update_halo(&MOM_HALOS, 2)?;
+        self.advec_mom(3, last)
+    }
+
+    /// The volume fluxes' arguments (read through their upper neighbour along their axis).
+    fn vol_flux_args(&self, axis: usize) -> Arg {
+        let dat = [self.f.vol_flux_x, self.f.vol_flux_y, self.f.vol_flux_z][axis];
+        dat.arg(&self.s.axis[axis].p0_1, Read)
+    }
+
+    /// Writes into `out`, over `range`, the cell volume plus the divergence of the volume fluxes
+    /// along `axes`, in that order (`Xyz`: all three, bracketed as the original's first sweep).
+    fn volume_after(
+        &mut self,
+        axes: VolumeAfter,
+        out: Dat<f64>,
+        range: [Range<i32>; 3],
+    ) -> Result<()> {
+        let vol = Arg::global(self.volume());
+        let w = out.arg(&self.s.point, Write);
+        let fx = self.vol_flux_args(0);
+        let fy = self.vol_flux_args(1);
+        let fz = self.vol_flux_args(2);
+        let (ops, g) = (&mut self.ops, &self.grid);
+        let name = "advec_volume";
+        match axes {
+            VolumeAfter::Xyz => ops.par_loop(vol_after_xyz, name, g, range, &[fx, fy, fz, w, vol]),
+            VolumeAfter::YZ => ops.par_loop(vol_after_y_z, name, g, range, &[fy, fz, w, vol]),
+            VolumeAfter::YX => ops.par_loop(vol_after_y_x, name, g, range, &[fx, fy, w, vol]),
+            VolumeAfter::XY => ops.par_loop(vol_after_x_y, name, g, range, &[fx, fy, w, vol]),
+            VolumeAfter::X => ops.par_loop(vol_after_x, name, g, range, &[fx, w, vol]),
+            VolumeAfter::Z => ops.par_loop(vol_after_z, name, g, range, &[fz, w, vol]),
+        }
+    }
+
+    /// Cell advection of density and energy along `axis` in sweep `sweep` (1..=3).
+    pub fn advec_cell(&mut self, sweep: u32, axis: usize) -> Result<()> {
+        let [nx, ny, nz] = self.n;
+        let pre_vol = self.f.work_cell;
+        // The volume before the sweep is needed at the donor cells of the interior faces.
+        let mut ext = [(0, nx), (0, ny), (0, nz)];
+        ext[axis] = (-1, self.n[axis] + 1);
+        let which = match (axis, sweep) {
+            (0 | 2, 1) => VolumeAfter::Xyz,
+            (0, _) => VolumeAfter::X,
+            (2, _) => VolumeAfter::Z,
+            _ if self.advect_x => VolumeAfter::YZ,
+            _ => VolumeAfter::YX,
+        };
+        self.volume_after(which, pre_vol, rg(ext[0], ext[1], ext[2]))?;
+
+        let (f, s, g) = (&self.f, &self.s, &self.grid);
+        let ops = &mut self.ops;
+        let ener_flux = &f.mom_flux_x;
+        let st = &s.axis[axis];
+        let (vol_flux, mass_flux) = match axis {
+            0 => (f.vol_flux_x, f.mass_flux_x),
+            1 => (f.vol_flux_y, f.mass_flux_y),
+            _ => (f.vol_flux_z, f.mass_flux_z),
+        };
+        // Fluxes through the interior faces normal to the axis.
+        let mut faces = [(0, nx), (0, ny), (0, nz)];
+        faces[axis].1 += 1;
+        let faces = rg(faces[0], faces[1], faces[2]);
+        let flux_args = [
+            vol_flux.arg(&s.point, Read),
+            pre_vol.arg(&st.m1_0, Read),
+            f.density1.arg(&st.m2_p1, Read),
+            f.energy1.arg(&st.m2_p1, Read),
+            mass_flux.arg(&s.point, Write),
+            ener_flux.arg(&s.point, Write),
+        ];
+        let name = "advec_cell_flux";
+        match axis {
+            0 => ops.par_loop(advec_cell_flux_x, name, g, faces, &flux_args)?,
+            1 => ops.par_loop(advec_cell_flux_y, name, g, faces, &flux_args)?,
+            _ => ops.par_loop(advec_cell_flux_z, name, g, faces, &flux_args)?,
+        }
+        let update_args = [
+            f.density1.arg(&s.point, ReadWrite),
+            f.energy1.arg(&s.point, ReadWrite),
+            mass_flux.arg(&st.p0_1, Read),
+            vol_flux.arg(&st.p0_1, Read),
+            pre_vol.arg(&s.point, Read),
+            ener_flux.arg(&st.p0_1, Read),
+        ];
+        let cells = rg((0, nx), (0, ny), (0, nz));
+        let name = "advec_cell_update";
+        match axis {
+            0 => ops.par_loop(advec_cell_update_x, name, g, cells, &update_args),
+            1 => ops.par_loop(advec_cell_update_y, name, g, cells, &update_args),
+            _ => ops.par_loop(advec_cell_update_z, name, g, cells, &update_args),
+        }
+    }
+
+    /// Momentum advection of the three velocity components along `axis` in sweep `sweep`.
+    pub fn advec_mom(&mut self, sweep: u32, axis: usize) -> Result<()> {
+        let [nx, ny, nz] = self.n;
+        let n = self.n[axis];
+        // Along the axis the staggered cells reach two nodes into the halo; across it, the
+        // interior nodes.
+        let span = |lo: i32, hi: i32| {
+            let mut e = [(0, nx + 1), (0, ny + 1), (0, nz + 1)];
+            e[axis] = (lo, hi);
+            rg(e[0], e[1], e[2])
+        };
+        // The cell volumes after the sweep, where the staggered masses need them; after the
+        // last sweep every cell has its original volume again.
+        let post_vol = self.f.work_cell;
+        let after = match (sweep, axis) {
+            (1, 0) => Some(VolumeAfter::YZ),
+            (1, _) => Some(VolumeAfter::XY),
+            (2, _) if self.advect_x => Some(VolumeAfter::Z),
+            (2, _) => Some(VolumeAfter::X),
+            _ => None,
+        };
+        if let Some(which) = after {
+            let mut e = [(-1, nx + 1), (-1, ny + 1), (-1, nz + 1)];
+            e[axis] = (-2, n + 2);
+            self.volume_after(which, post_vol, rg(e[0], e[1], e[2]))?;
+        }
+
+        let vol = self.volume();
+        let width = self.d[axis];
+        let (f, s, g) = (&self.f, &self.s, &self.grid);
+        let ops = &mut self.ops;
+        let st = &s.axis[axis];
+        let mass_flux = [f.mass_flux_x, f.mass_flux_y, f.mass_flux_z][axis];
+        let nf_args = [
+            mass_flux.arg(&st.node_faces, Read),
+            f.node_flux.arg(&s.point, Write),
+        ];
+        let name = "advec_mom_node_flux";
+        let range = span(-2, n + 2);
+        match axis {
+            0 => ops.par_loop(advec_mom_node_flux_x, name, g, range, &nf_args)?,
+            1 => ops.par_loop(advec_mom_node_flux_y, name, g, range, &nf_args)?,
+            _ => ops.par_loop(advec_mom_node_flux_z, name, g, range, &nf_args)?,
+        }
+        let name = "advec_mom_node_mass";
+        let range = span(-1, n + 2);
+        let density = f.density1.arg(&s.box_m, Read);
+        let node_flux = f.node_flux.arg(&st.m1_0, Read);
+        let post = f.node_mass_post.arg(&s.point, Write);
+        let pre = f.node_mass_pre.arg(&s.point, Write);
+        if after.is_some() {
+            let args = [density, post_vol.arg(&s.box_m, Read), node_flux, post, pre];
+            match axis {
+                0 => ops.par_loop(advec_mom_node_mass_x, name, g, range, &args)?,
+                1 => ops.par_loop(advec_mom_node_mass_y, name, g, range, &args)?,
+                _ => ops.par_loop(advec_mom_node_mass_z, name, g, range, &args)?,
+            }
+        } else {
+            let args = [density, node_flux, post, pre, Arg::global(vol)];
+            match axis {
+                0 => ops.par_loop(advec_mom_node_mass_x_last, name, g, range, &args)?,
+                1 => ops.par_loop(advec_mom_node_mass_y_last, name, g, range, &args)?,
+                _ => ops.par_loop(advec_mom_node_mass_z_last, name, g, range, &args)?,
+            }
+        }
+        let name = "advec_mom_flux";
+        let range = span(-1, n + 1);
+        let args = [
+            f.node_flux.arg(&s.point, Read),
+            f.node_mass_pre.arg(&st.p0_1, Read),
+            f.xvel1.arg(&st.m1_p2, Read),
+            f.yvel1.arg(&st.m1_p2, Read),
+            f.zvel1.arg(&st.m1_p2, Read),
+            f.mom_flux_x.arg(&s.point, Write),
+            f.mom_flux_y.arg(&s.point, Write),
+            f.mom_flux_z.arg(&s.point, Write),
+            Arg::global(width),
+        ];
+        match axis {
+            0 => ops.par_loop(advec_mom_flux_x, name, g, range, &args)?,
+            1 => ops.par_loop(advec_mom_flux_y, name, g, range, &args)?,
+            _ => ops.par_loop(advec_mom_flux_z, name, g, range, &args)?,
+        }
+        let name = "advec_mom_update";
+        let range = span(0, n + 1);
+        let args = [
+            f.xvel1.arg(&s.point, ReadWrite),
+            f.yvel1.arg(&s.point, ReadWrite),
+            f.zvel1.arg(&s.point, ReadWrite),
+            f.node_mass_post.arg(&s.point, Read),
+            f.node_mass_pre.arg(&s.point, Read),
+            f.mom_flux_x.arg(&st.m1_0, Read),
+            f.mom_flux_y.arg(&st.m1_0, Read),
+            f.mom_flux_z.arg(&st.m1_0, Read),
+        ];
+        match axis {
+            0 => ops.par_loop(advec_mom_update_x, name, g, range, &args),
+            1 => ops.par_loop(advec_mom_update_y, name, g, range, &args),
+            _ => ops.par_loop(advec_mom_update_z, name, g, range, &args),
+        }
+    }
+}
+
+/// Which volume fluxes a part-way cell volume adds, in order (see [`crate::kernels::volumes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VolumeAfter {
+    Xyz,
+    YZ,
+    YX,
+    XY,
+    X,
+    Z,
+}
