@@ -28,17 +28,15 @@ const MOM_HALOS: [Field; 8] = [
 ];
 
 impl Clover {
-    /// advection: the three sweeps, x or z first as `advect_x` says.
-    ///
-    /// The original also refreshes the cell-advection halos before the second sweep; nothing
-    /// they hold has changed since the refresh before the first sweep's momentum advection, so
-    /// that refresh is left out (the same values).
+    /// advection: the three sweeps, x or z first as `advect_x` says, with the original's halo
+    /// refreshes between them.
     pub fn advection(&mut self) -> Result<()> {
         let (first, last) = if self.advect_x { (0, 2) } else { (2, 0) };
         self.update_halo(&CELL_HALOS, 2)?;
         self.advec_cell(1, first)?;
         self.update_halo(&MOM_HALOS, 2)?;
         self.advec_mom(1, first)?;
+        self.update_halo(&CELL_HALOS, 2)?;
         self.advec_cell(2, 1)?;
         self.update_halo(&MOM_HALOS, 2)?;
         self.advec_mom(2, 1)?;
@@ -82,9 +80,22 @@ impl Clover {
     pub fn advec_cell(&mut self, sweep: u32, axis: usize) -> Result<()> {
         let [nx, ny, nz] = self.n;
         let pre_vol = self.f.work_cell;
-        // The volume before the sweep is needed at the donor cells of the interior faces.
-        let mut ext = [(0, nx), (0, ny), (0, nz)];
-        ext[axis] = (-1, self.n[axis] + 1);
+        // Faces normal to the axis where the original computes fluxes: the interior ones and,
+        // along the axis, one more layer on the high side; across it, the interior for the x
+        // and z sweeps and two more layers on the high side of z for the y sweep. The values
+        // beyond the interior are overwritten by the next halo refresh, except in a few corners
+        // that the original's reflections leave alone (see `halo`), which is why they are
+        // computed as it does.
+        let mut faces = [(0, nx), (0, ny), (0, nz)];
+        faces[axis].1 += 1;
+        if axis == 1 {
+            faces[2].1 += 2;
+        }
+        let mut edge = faces;
+        edge[axis] = (faces[axis].1, faces[axis].1 + 1);
+        // The volume before the sweep, at every donor cell of those faces.
+        let mut donors = faces;
+        donors[axis] = (-1, faces[axis].1 + 1);
         let which = match (axis, sweep) {
             (0 | 2, 1) => VolumeAfter::Xyz,
             (0, _) => VolumeAfter::X,
@@ -92,7 +103,7 @@ impl Clover {
             _ if self.advect_x => VolumeAfter::YZ,
             _ => VolumeAfter::YX,
         };
-        self.volume_after(which, pre_vol, rg(ext[0], ext[1], ext[2]))?;
+        self.volume_after(which, pre_vol, rg(donors[0], donors[1], donors[2]))?;
 
         let (f, s, g) = (&self.f, &self.s, &self.grid);
         let ops = &mut self.ops;
@@ -103,23 +114,35 @@ impl Clover {
             1 => (f.vol_flux_y, f.mass_flux_y),
             _ => (f.vol_flux_z, f.mass_flux_z),
         };
-        // Fluxes through the interior faces normal to the axis.
-        let mut faces = [(0, nx), (0, ny), (0, nz)];
-        faces[axis].1 += 1;
-        let faces = rg(faces[0], faces[1], faces[2]);
-        let flux_args = [
-            vol_flux.arg(&s.point, Read),
-            pre_vol.arg(&st.m1_0, Read),
-            f.density1.arg(&st.m2_p1, Read),
-            f.energy1.arg(&st.m2_p1, Read),
-            mass_flux.arg(&s.point, Write),
-            ener_flux.arg(&s.point, Write),
-        ];
+        let flux_args = |cells: &Stencil| {
+            [
+                vol_flux.arg(&s.point, Read),
+                pre_vol.arg(&st.m1_0, Read),
+                f.density1.arg(cells, Read),
+                f.energy1.arg(cells, Read),
+                mass_flux.arg(&s.point, Write),
+                ener_flux.arg(&s.point, Write),
+            ]
+        };
         let name = "advec_cell_flux";
+        let (main, last) = (
+            rg(faces[0], faces[1], faces[2]),
+            rg(edge[0], edge[1], edge[2]),
+        );
+        let (args, edge_args) = (flux_args(&st.m2_p1), flux_args(&st.m2_0));
         match axis {
-            0 => ops.par_loop(advec_cell_flux_x, name, g, faces, &flux_args)?,
-            1 => ops.par_loop(advec_cell_flux_y, name, g, faces, &flux_args)?,
-            _ => ops.par_loop(advec_cell_flux_z, name, g, faces, &flux_args)?,
+            0 => {
+                ops.par_loop(advec_cell_flux_x, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_x_edge, name, g, last, &edge_args)?;
+            }
+            1 => {
+                ops.par_loop(advec_cell_flux_y, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_y_edge, name, g, last, &edge_args)?;
+            }
+            _ => {
+                ops.par_loop(advec_cell_flux_z, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_z_edge, name, g, last, &edge_args)?;
+            }
         }
         let update_args = [
             f.density1.arg(&s.point, ReadWrite),

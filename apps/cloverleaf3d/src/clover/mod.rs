@@ -146,6 +146,8 @@ pub struct AxisStencils {
     pub m1_0: Stencil,
     /// Four points `-2..=1` (cell advection's upwind, donor, downwind).
     pub m2_p1: Stencil,
+    /// Three points `-2..=0` (cell advection on the outermost face).
+    pub m2_0: Stencil,
     /// Four points `-1..=2` (momentum advection's upwind, donor, downwind).
     pub m1_p2: Stencil,
     /// The four nodes of a face normal to this axis (flux_calc's velocities).
@@ -425,6 +427,7 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             p0_1: ops.stencil(&format!("S3D_{name}_0_P1"), &pts(&[0, 1]))?,
             m1_0: ops.stencil(&format!("S3D_{name}_M1_0"), &pts(&[-1, 0]))?,
             m2_p1: ops.stencil(&format!("S3D_{name}_M2_P1"), &pts(&[-2, -1, 0, 1]))?,
+            m2_0: ops.stencil(&format!("S3D_{name}_M2_0"), &pts(&[-2, -1, 0]))?,
             m1_p2: ops.stencil(&format!("S3D_{name}_M1_P2"), &pts(&[-1, 0, 1, 2]))?,
             face,
             node_faces,
