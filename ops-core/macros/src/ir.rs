@@ -189,6 +189,7 @@ pub enum MathFn {
     Ceil,
     Signum,
     Copysign,
+    MulAdd,
 }
 
 impl MathFn {
@@ -206,6 +207,7 @@ impl MathFn {
             "ceil" => MathFn::Ceil,
             "signum" => MathFn::Signum,
             "copysign" => MathFn::Copysign,
+            "mul_add" => MathFn::MulAdd,
             _ => return None,
         })
     }
@@ -223,12 +225,14 @@ impl MathFn {
             MathFn::Ceil => "ceil",
             MathFn::Signum => "signum",
             MathFn::Copysign => "copysign",
+            MathFn::MulAdd => "mul_add",
         }
     }
     /// Number of arguments besides the receiver.
     pub fn arity(self) -> usize {
         match self {
             MathFn::Min | MathFn::Max | MathFn::Powi | MathFn::Powf | MathFn::Copysign => 1,
+            MathFn::MulAdd => 2,
             _ => 0,
         }
     }

@@ -872,7 +872,7 @@ impl Checker {
         let f = MathFn::from_name(&name).ok_or_else(|| {
             Error::new_spanned(
                 &m.method,
-                format!("`{name}` is not a kernel function; available: sqrt abs min max powi powf exp ln floor ceil signum copysign"),
+                format!("`{name}` is not a kernel function; available: sqrt abs min max powi powf exp ln floor ceil signum copysign mul_add"),
             )
         })?;
         if m.turbofish.is_some() {

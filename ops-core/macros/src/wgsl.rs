@@ -301,6 +301,13 @@ impl Lower<'_> {
                     MathFn::Powf => format!("pow({a}, {b})"),
                     MathFn::Exp => format!("exp({a})"),
                     MathFn::Ln => format!("log({a})"),
+                    MathFn::MulAdd => {
+                        let c = match args.get(2) {
+                            Some(c) => self.expr(c, depth, w)?,
+                            None => String::new(),
+                        };
+                        format!("fma({a}, {b}, {c})")
+                    }
                 }
             }
             Expr::If(c, then, els, t) => {
