@@ -47,8 +47,8 @@ pub fn advec_cell_flux_x(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_1 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -61,14 +61,19 @@ pub fn advec_cell_flux_x(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_1 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_x[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
 /// Mass and energy fluxes through a y face; see [`advec_cell_flux_x`].
@@ -107,8 +112,8 @@ pub fn advec_cell_flux_y(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_1 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -121,14 +126,19 @@ pub fn advec_cell_flux_y(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_1 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_y[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
 /// Mass and energy fluxes through a z face; see [`advec_cell_flux_x`].
@@ -167,8 +177,8 @@ pub fn advec_cell_flux_z(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_1 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -181,14 +191,19 @@ pub fn advec_cell_flux_z(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_1 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_z[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
 /// [`advec_cell_flux_x`] on the outermost halo face the original computes, where it clamps the
@@ -227,8 +242,8 @@ pub fn advec_cell_flux_x_edge(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_0 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -241,14 +256,19 @@ pub fn advec_cell_flux_x_edge(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_0 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_x[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
 /// [`advec_cell_flux_y`] on the outermost halo face the original computes, where it clamps the
@@ -287,8 +307,8 @@ pub fn advec_cell_flux_y_edge(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_0 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -301,14 +321,19 @@ pub fn advec_cell_flux_y_edge(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_0 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_y[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
 /// [`advec_cell_flux_z`] on the outermost halo face the original computes, where it clamps the
@@ -347,8 +372,8 @@ pub fn advec_cell_flux_z_edge(
     let mut diffuw = if pos { d_m1 - d_m2 } else { d_0 - d_0 };
     let mut diffdw = if pos { d_step } else { -d_step };
     let mut wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    let mut lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    let mut limiter = if diffuw * diffdw > 0.0 {
+    let mut lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    let limiter = if diffuw * diffdw > 0.0 {
         (1.0 - sigmat) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
     } else {
         0.0
@@ -361,17 +386,23 @@ pub fn advec_cell_flux_z_edge(
     diffuw = if pos { e_m1 - e_m2 } else { e_0 - e_0 };
     diffdw = if pos { e_step } else { -e_step };
     wind = if diffdw <= 0.0 { -1.0 } else { 1.0 };
-    lim = one_by_six * (sigma3 * diffuw.abs() + sigma4 * diffdw.abs());
-    limiter = if diffuw * diffdw > 0.0 {
-        (1.0 - sigmam) * wind * diffuw.abs().min(diffdw.abs()).min(lim)
+    lim = one_by_six * sigma3.mul_add(diffuw.abs(), sigma4 * diffdw.abs());
+    // The original's compiler fuses the energy limiter into the donor's energy.
+    let e_face = if diffuw * diffdw > 0.0 {
+        diffuw
+            .abs()
+            .min(diffdw.abs())
+            .min(lim)
+            .mul_add((1.0 - sigmam) * wind, e_don)
     } else {
-        0.0
+        e_don + 0.0
     };
     mass_flux_z[(0, 0, 0)] = mf;
-    ener_flux[(0, 0, 0)] = mf * (e_don + limiter);
+    ener_flux[(0, 0, 0)] = mf * e_face;
 }
 
-/// New density and energy after an x sweep's fluxes.
+/// New density and energy after an x sweep's fluxes (the energy's product fused into its sum, as
+/// the original's compiler does).
 #[kernel]
 pub fn advec_cell_update_x(
     density1: ReadWrite<f64>,
@@ -383,8 +414,9 @@ pub fn advec_cell_update_x(
 ) {
     let pre_mass = density1[(0, 0, 0)] * pre_vol[(0, 0, 0)];
     let post_mass = pre_mass + mass_flux_x[(0, 0, 0)] - mass_flux_x[(1, 0, 0)];
-    let post_ener =
-        (energy1[(0, 0, 0)] * pre_mass + ener_flux[(0, 0, 0)] - ener_flux[(1, 0, 0)]) / post_mass;
+    let post_ener = (energy1[(0, 0, 0)].mul_add(pre_mass, ener_flux[(0, 0, 0)])
+        - ener_flux[(1, 0, 0)])
+        / post_mass;
     let advec_vol = pre_vol[(0, 0, 0)] + vol_flux_x[(0, 0, 0)] - vol_flux_x[(1, 0, 0)];
     density1[(0, 0, 0)] = post_mass / advec_vol;
     energy1[(0, 0, 0)] = post_ener;
@@ -402,8 +434,9 @@ pub fn advec_cell_update_y(
 ) {
     let pre_mass = density1[(0, 0, 0)] * pre_vol[(0, 0, 0)];
     let post_mass = pre_mass + mass_flux_y[(0, 0, 0)] - mass_flux_y[(0, 1, 0)];
-    let post_ener =
-        (energy1[(0, 0, 0)] * pre_mass + ener_flux[(0, 0, 0)] - ener_flux[(0, 1, 0)]) / post_mass;
+    let post_ener = (energy1[(0, 0, 0)].mul_add(pre_mass, ener_flux[(0, 0, 0)])
+        - ener_flux[(0, 1, 0)])
+        / post_mass;
     let advec_vol = pre_vol[(0, 0, 0)] + vol_flux_y[(0, 0, 0)] - vol_flux_y[(0, 1, 0)];
     density1[(0, 0, 0)] = post_mass / advec_vol;
     energy1[(0, 0, 0)] = post_ener;
@@ -421,8 +454,9 @@ pub fn advec_cell_update_z(
 ) {
     let pre_mass = density1[(0, 0, 0)] * pre_vol[(0, 0, 0)];
     let post_mass = pre_mass + mass_flux_z[(0, 0, 0)] - mass_flux_z[(0, 0, 1)];
-    let post_ener =
-        (energy1[(0, 0, 0)] * pre_mass + ener_flux[(0, 0, 0)] - ener_flux[(0, 0, 1)]) / post_mass;
+    let post_ener = (energy1[(0, 0, 0)].mul_add(pre_mass, ener_flux[(0, 0, 0)])
+        - ener_flux[(0, 0, 1)])
+        / post_mass;
     let advec_vol = pre_vol[(0, 0, 0)] + vol_flux_z[(0, 0, 0)] - vol_flux_z[(0, 0, 1)];
     density1[(0, 0, 0)] = post_mass / advec_vol;
     energy1[(0, 0, 0)] = post_ener;

@@ -2,7 +2,8 @@
 //! (node-centred) cells of one direction per sweep. The staggered mass fluxes and masses depend
 //! only on the direction and the sweep, so they are computed once for the three components (as
 //! the original does), and the three components' fluxes and updates share their loops (they are
-//! independent: the same values as the original's one-component-at-a-time order).
+//! independent: the same values as the original's one-component-at-a-time order). Products
+//! are fused into sums (`mul_add`) where the original's compiler fuses them.
 
 use ops_core::prelude::*;
 
@@ -61,15 +62,17 @@ pub fn advec_mom_node_mass_x(
     node_mass_post: Write<f64>,
     node_mass_pre: Write<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * post_vol[(0, -1, 0)]
-            + density1[(0, 0, 0)] * post_vol[(0, 0, 0)]
-            + density1[(-1, -1, 0)] * post_vol[(-1, -1, 0)]
-            + density1[(-1, 0, 0)] * post_vol[(-1, 0, 0)]
-            + density1[(0, -1, -1)] * post_vol[(0, -1, -1)]
-            + density1[(0, 0, -1)] * post_vol[(0, 0, -1)]
-            + density1[(-1, -1, -1)] * post_vol[(-1, -1, -1)]
-            + density1[(-1, 0, -1)] * post_vol[(-1, 0, -1)]);
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(-1, 0, 0)] + node_flux[(0, 0, 0)];
 }
@@ -83,15 +86,14 @@ pub fn advec_mom_node_mass_x_last(
     node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * vol
-            + density1[(0, 0, 0)] * vol
-            + density1[(-1, -1, 0)] * vol
-            + density1[(-1, 0, 0)] * vol
-            + density1[(0, -1, -1)] * vol
-            + density1[(0, 0, -1)] * vol
-            + density1[(-1, -1, -1)] * vol
-            + density1[(-1, 0, -1)] * vol);
+    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
+    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
+    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density1[(0, -1, -1)].mul_add(vol, mass);
+    mass = density1[(0, 0, -1)].mul_add(vol, mass);
+    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(-1, 0, 0)] + node_flux[(0, 0, 0)];
 }
@@ -106,15 +108,17 @@ pub fn advec_mom_node_mass_y(
     node_mass_post: Write<f64>,
     node_mass_pre: Write<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * post_vol[(0, -1, 0)]
-            + density1[(0, 0, 0)] * post_vol[(0, 0, 0)]
-            + density1[(-1, -1, 0)] * post_vol[(-1, -1, 0)]
-            + density1[(-1, 0, 0)] * post_vol[(-1, 0, 0)]
-            + density1[(0, -1, -1)] * post_vol[(0, -1, -1)]
-            + density1[(0, 0, -1)] * post_vol[(0, 0, -1)]
-            + density1[(-1, -1, -1)] * post_vol[(-1, -1, -1)]
-            + density1[(-1, 0, -1)] * post_vol[(-1, 0, -1)]);
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(0, -1, 0)] + node_flux[(0, 0, 0)];
 }
@@ -128,15 +132,14 @@ pub fn advec_mom_node_mass_y_last(
     node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * vol
-            + density1[(0, 0, 0)] * vol
-            + density1[(-1, -1, 0)] * vol
-            + density1[(-1, 0, 0)] * vol
-            + density1[(0, -1, -1)] * vol
-            + density1[(0, 0, -1)] * vol
-            + density1[(-1, -1, -1)] * vol
-            + density1[(-1, 0, -1)] * vol);
+    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
+    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
+    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density1[(0, -1, -1)].mul_add(vol, mass);
+    mass = density1[(0, 0, -1)].mul_add(vol, mass);
+    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(0, -1, 0)] + node_flux[(0, 0, 0)];
 }
@@ -151,15 +154,17 @@ pub fn advec_mom_node_mass_z(
     node_mass_post: Write<f64>,
     node_mass_pre: Write<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * post_vol[(0, -1, 0)]
-            + density1[(0, 0, 0)] * post_vol[(0, 0, 0)]
-            + density1[(-1, -1, 0)] * post_vol[(-1, -1, 0)]
-            + density1[(-1, 0, 0)] * post_vol[(-1, 0, 0)]
-            + density1[(0, -1, -1)] * post_vol[(0, -1, -1)]
-            + density1[(0, 0, -1)] * post_vol[(0, 0, -1)]
-            + density1[(-1, -1, -1)] * post_vol[(-1, -1, -1)]
-            + density1[(-1, 0, -1)] * post_vol[(-1, 0, -1)]);
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(0, 0, -1)] + node_flux[(0, 0, 0)];
 }
@@ -173,15 +178,14 @@ pub fn advec_mom_node_mass_z_last(
     node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
-    let post = 0.125
-        * (density1[(0, -1, 0)] * vol
-            + density1[(0, 0, 0)] * vol
-            + density1[(-1, -1, 0)] * vol
-            + density1[(-1, 0, 0)] * vol
-            + density1[(0, -1, -1)] * vol
-            + density1[(0, 0, -1)] * vol
-            + density1[(-1, -1, -1)] * vol
-            + density1[(-1, 0, -1)] * vol);
+    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
+    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
+    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density1[(0, -1, -1)].mul_add(vol, mass);
+    mass = density1[(0, 0, -1)].mul_add(vol, mass);
+    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
+    let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
     node_mass_pre[(0, 0, 0)] = post - node_flux[(0, 0, -1)] + node_flux[(0, 0, 0)];
 }
@@ -228,7 +232,7 @@ pub fn advec_mom_flux_x(
         0.0
     };
     let x_don = if neg { x_1 } else { x_0 };
-    mom_flux_x[(0, 0, 0)] = (x_don + (1.0 - sigma) * x_limiter) * nf;
+    mom_flux_x[(0, 0, 0)] = x_limiter.mul_add(1.0 - sigma, x_don) * nf;
     let y_m1 = yvel1[(-1, 0, 0)];
     let y_0 = yvel1[(0, 0, 0)];
     let y_1 = yvel1[(1, 0, 0)];
@@ -246,7 +250,7 @@ pub fn advec_mom_flux_x(
         0.0
     };
     let y_don = if neg { y_1 } else { y_0 };
-    mom_flux_y[(0, 0, 0)] = (y_don + (1.0 - sigma) * y_limiter) * nf;
+    mom_flux_y[(0, 0, 0)] = y_limiter.mul_add(1.0 - sigma, y_don) * nf;
     let z_m1 = zvel1[(-1, 0, 0)];
     let z_0 = zvel1[(0, 0, 0)];
     let z_1 = zvel1[(1, 0, 0)];
@@ -264,7 +268,7 @@ pub fn advec_mom_flux_x(
         0.0
     };
     let z_don = if neg { z_1 } else { z_0 };
-    mom_flux_z[(0, 0, 0)] = (z_don + (1.0 - sigma) * z_limiter) * nf;
+    mom_flux_z[(0, 0, 0)] = z_limiter.mul_add(1.0 - sigma, z_don) * nf;
 }
 
 /// Momentum fluxes of the three velocity components through the staggered cells' y faces: the
@@ -309,7 +313,7 @@ pub fn advec_mom_flux_y(
         0.0
     };
     let x_don = if neg { x_1 } else { x_0 };
-    mom_flux_x[(0, 0, 0)] = (x_don + (1.0 - sigma) * x_limiter) * nf;
+    mom_flux_x[(0, 0, 0)] = x_limiter.mul_add(1.0 - sigma, x_don) * nf;
     let y_m1 = yvel1[(0, -1, 0)];
     let y_0 = yvel1[(0, 0, 0)];
     let y_1 = yvel1[(0, 1, 0)];
@@ -327,7 +331,7 @@ pub fn advec_mom_flux_y(
         0.0
     };
     let y_don = if neg { y_1 } else { y_0 };
-    mom_flux_y[(0, 0, 0)] = (y_don + (1.0 - sigma) * y_limiter) * nf;
+    mom_flux_y[(0, 0, 0)] = y_limiter.mul_add(1.0 - sigma, y_don) * nf;
     let z_m1 = zvel1[(0, -1, 0)];
     let z_0 = zvel1[(0, 0, 0)];
     let z_1 = zvel1[(0, 1, 0)];
@@ -345,7 +349,7 @@ pub fn advec_mom_flux_y(
         0.0
     };
     let z_don = if neg { z_1 } else { z_0 };
-    mom_flux_z[(0, 0, 0)] = (z_don + (1.0 - sigma) * z_limiter) * nf;
+    mom_flux_z[(0, 0, 0)] = z_limiter.mul_add(1.0 - sigma, z_don) * nf;
 }
 
 /// Momentum fluxes of the three velocity components through the staggered cells' z faces: the
@@ -390,7 +394,7 @@ pub fn advec_mom_flux_z(
         0.0
     };
     let x_don = if neg { x_1 } else { x_0 };
-    mom_flux_x[(0, 0, 0)] = (x_don + (1.0 - sigma) * x_limiter) * nf;
+    mom_flux_x[(0, 0, 0)] = x_limiter.mul_add(1.0 - sigma, x_don) * nf;
     let y_m1 = yvel1[(0, 0, -1)];
     let y_0 = yvel1[(0, 0, 0)];
     let y_1 = yvel1[(0, 0, 1)];
@@ -408,7 +412,7 @@ pub fn advec_mom_flux_z(
         0.0
     };
     let y_don = if neg { y_1 } else { y_0 };
-    mom_flux_y[(0, 0, 0)] = (y_don + (1.0 - sigma) * y_limiter) * nf;
+    mom_flux_y[(0, 0, 0)] = y_limiter.mul_add(1.0 - sigma, y_don) * nf;
     let z_m1 = zvel1[(0, 0, -1)];
     let z_0 = zvel1[(0, 0, 0)];
     let z_1 = zvel1[(0, 0, 1)];
@@ -426,7 +430,7 @@ pub fn advec_mom_flux_z(
         0.0
     };
     let z_don = if neg { z_1 } else { z_0 };
-    mom_flux_z[(0, 0, 0)] = (z_don + (1.0 - sigma) * z_limiter) * nf;
+    mom_flux_z[(0, 0, 0)] = z_limiter.mul_add(1.0 - sigma, z_don) * nf;
 }
 
 /// New node velocities (all three components) after a x momentum sweep.
@@ -444,11 +448,11 @@ pub fn advec_mom_update_x(
     let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
-        (xvel1[(0, 0, 0)] * pre + mom_flux_x[(-1, 0, 0)] - mom_flux_x[(0, 0, 0)]) / post;
+        (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(-1, 0, 0)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
-        (yvel1[(0, 0, 0)] * pre + mom_flux_y[(-1, 0, 0)] - mom_flux_y[(0, 0, 0)]) / post;
+        (yvel1[(0, 0, 0)].mul_add(pre, mom_flux_y[(-1, 0, 0)]) - mom_flux_y[(0, 0, 0)]) / post;
     zvel1[(0, 0, 0)] =
-        (zvel1[(0, 0, 0)] * pre + mom_flux_z[(-1, 0, 0)] - mom_flux_z[(0, 0, 0)]) / post;
+        (zvel1[(0, 0, 0)].mul_add(pre, mom_flux_z[(-1, 0, 0)]) - mom_flux_z[(0, 0, 0)]) / post;
 }
 
 /// New node velocities (all three components) after a y momentum sweep.
@@ -466,11 +470,11 @@ pub fn advec_mom_update_y(
     let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
-        (xvel1[(0, 0, 0)] * pre + mom_flux_x[(0, -1, 0)] - mom_flux_x[(0, 0, 0)]) / post;
+        (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(0, -1, 0)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
-        (yvel1[(0, 0, 0)] * pre + mom_flux_y[(0, -1, 0)] - mom_flux_y[(0, 0, 0)]) / post;
+        (yvel1[(0, 0, 0)].mul_add(pre, mom_flux_y[(0, -1, 0)]) - mom_flux_y[(0, 0, 0)]) / post;
     zvel1[(0, 0, 0)] =
-        (zvel1[(0, 0, 0)] * pre + mom_flux_z[(0, -1, 0)] - mom_flux_z[(0, 0, 0)]) / post;
+        (zvel1[(0, 0, 0)].mul_add(pre, mom_flux_z[(0, -1, 0)]) - mom_flux_z[(0, 0, 0)]) / post;
 }
 
 /// New node velocities (all three components) after a z momentum sweep.
@@ -488,9 +492,9 @@ pub fn advec_mom_update_z(
     let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
-        (xvel1[(0, 0, 0)] * pre + mom_flux_x[(0, 0, -1)] - mom_flux_x[(0, 0, 0)]) / post;
+        (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(0, 0, -1)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
-        (yvel1[(0, 0, 0)] * pre + mom_flux_y[(0, 0, -1)] - mom_flux_y[(0, 0, 0)]) / post;
+        (yvel1[(0, 0, 0)].mul_add(pre, mom_flux_y[(0, 0, -1)]) - mom_flux_y[(0, 0, 0)]) / post;
     zvel1[(0, 0, 0)] =
-        (zvel1[(0, 0, 0)] * pre + mom_flux_z[(0, 0, -1)] - mom_flux_z[(0, 0, 0)]) / post;
+        (zvel1[(0, 0, 0)].mul_add(pre, mom_flux_z[(0, 0, -1)]) - mom_flux_z[(0, 0, 0)]) / post;
 }

@@ -14,14 +14,15 @@ pub fn ideal_gas(
     let v = 1.0 / density[(0, 0, 0)];
     let p = (1.4 - 1.0) * density[(0, 0, 0)] * energy[(0, 0, 0)];
     let pressurebyenergy = (1.4 - 1.0) * density[(0, 0, 0)];
-    let pressurebyvolume = -density[(0, 0, 0)] * p;
-    let sound_speed_squared = v * v * (p * pressurebyenergy - pressurebyvolume);
+    // `p * pbe - pbv` with `pbv = -d * p`, as the original's compiler fuses it: d * p + p * pbe.
+    let sound_speed_squared = v * v * p.mul_add(density[(0, 0, 0)], p * pressurebyenergy);
     pressure[(0, 0, 0)] = p;
     soundspeed[(0, 0, 0)] = sound_speed_squared.sqrt();
 }
 
 /// Artificial viscosity from the velocity gradients, limited by the pressure gradient.
-/// `xarea` etc. are the face areas, `dx` etc. the cell widths (uniform mesh).
+/// `xarea` etc. are the face areas, `dx` etc. the cell widths (uniform mesh). Sums of products
+/// round as the original's compiler fuses them (`mul_add`).
 #[kernel]
 pub fn viscosity_kernel(
     xvel0: Read<f64>,
@@ -56,8 +57,10 @@ pub fn viscosity_kernel(
     let wgradz1 = zvel0[(0, 0, 0)] + zvel0[(1, 0, 0)] + zvel0[(0, 1, 0)] + zvel0[(1, 1, 0)];
     let wgradz2 = zvel0[(0, 0, 1)] + zvel0[(1, 0, 1)] + zvel0[(0, 1, 1)] + zvel0[(1, 1, 1)];
 
-    let div =
-        (xarea * (ugradx2 - ugradx1) + yarea * (vgrady2 - vgrady1)) + zarea * (wgradz2 - wgradz1);
+    let div = zarea.mul_add(
+        wgradz2 - wgradz1,
+        yarea.mul_add(vgrady2 - vgrady1, xarea * (ugradx2 - ugradx1)),
+    );
 
     let xx = 0.25 * (ugradx2 - ugradx1) / dx;
     let yy = 0.25 * (vgrady2 - vgrady1) / dy;
@@ -72,13 +75,12 @@ pub fn viscosity_kernel(
     let pgradx2 = pgradx * pgradx;
     let pgrady2 = pgrady * pgrady;
     let pgradz2 = pgradz * pgradz;
-    let limiter = (xx * pgradx2
-        + yy * pgrady2
-        + zz * pgradz2
-        + xy * pgradx * pgrady
-        + xz * pgradx * pgradz
-        + yz * pgrady * pgradz)
-        / (pgradx2 + pgrady2 + pgradz2).max(1.0e-16);
+    let mut num = xx.mul_add(pgradx2, yy * pgrady2);
+    num = zz.mul_add(pgradz2, num);
+    num = pgrady.mul_add(xy * pgradx, num);
+    num = pgradz.mul_add(xz * pgradx, num);
+    num = pgradz.mul_add(yz * pgrady, num);
+    let limiter = num / (pgradx2 + pgrady2 + pgradz2).max(1.0e-16);
 
     if limiter > 0.0 || div >= 0.0 {
         viscosity[(0, 0, 0)] = 0.0;
@@ -87,7 +89,9 @@ pub fn viscosity_kernel(
         pgradx = pgradx.abs().max(1.0e-16);
         pgrady = pgrady.abs().max(1.0e-16);
         pgradz = pgradz.abs().max(1.0e-16);
-        let pgrad = (pgradx * pgradx + pgrady * pgrady + pgradz * pgradz).sqrt();
+        let pgrad = pgradz
+            .mul_add(pgradz, pgradx.mul_add(pgradx, pgrady * pgrady))
+            .sqrt();
         let xgrad = (dx * pgrad / pgradx).abs();
         let ygrad = (dy * pgrad / pgrady).abs();
         let zgrad = (dz * pgrad / pgradz).abs();
@@ -121,8 +125,8 @@ pub fn calc_dt(
     yarea: Global<f64>,
     zarea: Global<f64>,
 ) {
-    let mut cc = soundspeed[(0, 0, 0)] * soundspeed[(0, 0, 0)];
-    cc = cc + 2.0 * viscosity[(0, 0, 0)] / density0[(0, 0, 0)];
+    let ss = soundspeed[(0, 0, 0)];
+    let cc = ss.mul_add(ss, 2.0 * viscosity[(0, 0, 0)] / density0[(0, 0, 0)]);
     let mut dtct = ds * cc;
     dtct = dtc_safe * 1.0 / dtct.sqrt().max(g_small);
     let floor = 1.0e-5 * vol;
@@ -194,8 +198,8 @@ pub fn calc_dt_report(
     out_y: Sum<f64>,
     out_z: Sum<f64>,
 ) {
-    let mut cc = soundspeed[(0, 0, 0)] * soundspeed[(0, 0, 0)];
-    cc = cc + 2.0 * viscosity[(0, 0, 0)] / density0[(0, 0, 0)];
+    let ss = soundspeed[(0, 0, 0)];
+    let cc = ss.mul_add(ss, 2.0 * viscosity[(0, 0, 0)] / density0[(0, 0, 0)]);
     let mut dtct = ds * cc;
     dtct = dtc_safe * 1.0 / dtct.sqrt().max(g_small);
     let floor = 1.0e-5 * vol;
@@ -313,11 +317,10 @@ pub fn pdv_predict(
     let total_flux = right_flux - left_flux + top_flux - bottom_flux + front_flux - back_flux;
     let volume_change = vol / (vol + total_flux);
     let recip_volume = 1.0 / vol;
-    let energy_change = (pressure[(0, 0, 0)] / density0[(0, 0, 0)]
+    let work = (pressure[(0, 0, 0)] / density0[(0, 0, 0)]
         + viscosity[(0, 0, 0)] / density0[(0, 0, 0)])
-        * total_flux
-        * recip_volume;
-    energy1[(0, 0, 0)] = energy0[(0, 0, 0)] - energy_change;
+        * total_flux;
+    energy1[(0, 0, 0)] = (-recip_volume).mul_add(work, energy0[(0, 0, 0)]);
     density1[(0, 0, 0)] = density0[(0, 0, 0)] * volume_change;
 }
 
@@ -342,7 +345,7 @@ pub fn pdv_correct(
     yarea: Global<f64>,
     zarea: Global<f64>,
 ) {
-    let left_flux = (xarea
+    let left_flux_per_dt = (xarea
         * (xvel0[(0, 0, 0)]
             + xvel0[(0, 1, 0)]
             + xvel0[(0, 0, 1)]
@@ -351,20 +354,19 @@ pub fn pdv_correct(
             + xvel1[(0, 1, 0)]
             + xvel1[(0, 0, 1)]
             + xvel1[(0, 1, 1)]))
-        * 0.125
-        * dt;
-    let right_flux = (xarea
-        * (xvel0[(1, 0, 0)]
-            + xvel0[(1, 1, 0)]
-            + xvel0[(1, 0, 1)]
-            + xvel0[(1, 1, 1)]
-            + xvel1[(1, 0, 0)]
-            + xvel1[(1, 1, 0)]
-            + xvel1[(1, 0, 1)]
-            + xvel1[(1, 1, 1)]))
-        * 0.125
-        * dt;
-    let bottom_flux = (yarea
+        * 0.125;
+    let right_flux = dt
+        * ((xarea
+            * (xvel0[(1, 0, 0)]
+                + xvel0[(1, 1, 0)]
+                + xvel0[(1, 0, 1)]
+                + xvel0[(1, 1, 1)]
+                + xvel1[(1, 0, 0)]
+                + xvel1[(1, 1, 0)]
+                + xvel1[(1, 0, 1)]
+                + xvel1[(1, 1, 1)]))
+            * 0.125);
+    let bottom_flux_per_dt = (yarea
         * (yvel0[(0, 0, 0)]
             + yvel0[(1, 0, 0)]
             + yvel0[(0, 0, 1)]
@@ -373,9 +375,8 @@ pub fn pdv_correct(
             + yvel1[(1, 0, 0)]
             + yvel1[(0, 0, 1)]
             + yvel1[(1, 0, 1)]))
-        * 0.125
-        * dt;
-    let top_flux = (yarea
+        * 0.125;
+    let top_flux_per_dt = (yarea
         * (yvel0[(0, 1, 0)]
             + yvel0[(1, 1, 0)]
             + yvel0[(0, 1, 1)]
@@ -384,9 +385,8 @@ pub fn pdv_correct(
             + yvel1[(1, 1, 0)]
             + yvel1[(0, 1, 1)]
             + yvel1[(1, 1, 1)]))
-        * 0.125
-        * dt;
-    let back_flux = (zarea
+        * 0.125;
+    let back_flux_per_dt = (zarea
         * (zvel0[(0, 0, 0)]
             + zvel0[(1, 0, 0)]
             + zvel0[(0, 1, 0)]
@@ -395,9 +395,8 @@ pub fn pdv_correct(
             + zvel1[(1, 0, 0)]
             + zvel1[(0, 1, 0)]
             + zvel1[(1, 1, 0)]))
-        * 0.125
-        * dt;
-    let front_flux = (zarea
+        * 0.125;
+    let front_flux_per_dt = (zarea
         * (zvel0[(0, 0, 1)]
             + zvel0[(1, 0, 1)]
             + zvel0[(0, 1, 1)]
@@ -406,16 +405,19 @@ pub fn pdv_correct(
             + zvel1[(1, 0, 1)]
             + zvel1[(0, 1, 1)]
             + zvel1[(1, 1, 1)]))
-        * 0.125
-        * dt;
-    let total_flux = right_flux - left_flux + top_flux - bottom_flux + front_flux - back_flux;
+        * 0.125;
+    // The original's compiler folds each flux's `* dt` but the first into the running total.
+    let mut total_flux = (-left_flux_per_dt).mul_add(dt, right_flux);
+    total_flux = dt.mul_add(top_flux_per_dt, total_flux);
+    total_flux = (-dt).mul_add(bottom_flux_per_dt, total_flux);
+    total_flux = dt.mul_add(front_flux_per_dt, total_flux);
+    total_flux = (-dt).mul_add(back_flux_per_dt, total_flux);
     let volume_change = vol / (vol + total_flux);
     let recip_volume = 1.0 / vol;
-    let energy_change = (pressure[(0, 0, 0)] / density0[(0, 0, 0)]
+    let work = (pressure[(0, 0, 0)] / density0[(0, 0, 0)]
         + viscosity[(0, 0, 0)] / density0[(0, 0, 0)])
-        * total_flux
-        * recip_volume;
-    energy1[(0, 0, 0)] = energy0[(0, 0, 0)] - energy_change;
+        * total_flux;
+    energy1[(0, 0, 0)] = (-recip_volume).mul_add(work, energy0[(0, 0, 0)]);
     density1[(0, 0, 0)] = density0[(0, 0, 0)] * volume_change;
 }
 
@@ -460,52 +462,95 @@ pub fn accelerate(
     yarea: Global<f64>,
     zarea: Global<f64>,
 ) {
-    let nodal_mass = (density0[(-1, -1, 0)] * vol
-        + density0[(0, -1, 0)] * vol
-        + density0[(0, 0, 0)] * vol
-        + density0[(-1, 0, 0)] * vol
-        + density0[(-1, -1, -1)] * vol
-        + density0[(0, -1, -1)] * vol
-        + density0[(0, 0, -1)] * vol
-        + density0[(-1, 0, -1)] * vol)
-        * 0.125;
+    // Sums of products fused as the original's compiler does: the second product is rounded,
+    // the first and every later one fused into the running sum.
+    let mut mass = density0[(-1, -1, 0)].mul_add(vol, density0[(0, -1, 0)] * vol);
+    mass = density0[(0, 0, 0)].mul_add(vol, mass);
+    mass = density0[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density0[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density0[(0, -1, -1)].mul_add(vol, mass);
+    mass = density0[(0, 0, -1)].mul_add(vol, mass);
+    mass = density0[(-1, 0, -1)].mul_add(vol, mass);
+    let nodal_mass = mass * 0.125;
     let stepbymass = 0.25 * dt / nodal_mass;
-    let xv = xvel0[(0, 0, 0)]
-        - stepbymass
-            * (xarea * (pressure[(0, 0, 0)] - pressure[(-1, 0, 0)])
-                + xarea * (pressure[(0, -1, 0)] - pressure[(-1, -1, 0)])
-                + xarea * (pressure[(0, 0, -1)] - pressure[(-1, 0, -1)])
-                + xarea * (pressure[(0, -1, -1)] - pressure[(-1, -1, -1)]));
-    let yv = yvel0[(0, 0, 0)]
-        - stepbymass
-            * (yarea * (pressure[(0, 0, 0)] - pressure[(0, -1, 0)])
-                + yarea * (pressure[(-1, 0, 0)] - pressure[(-1, -1, 0)])
-                + yarea * (pressure[(0, 0, -1)] - pressure[(0, -1, -1)])
-                + yarea * (pressure[(-1, 0, -1)] - pressure[(-1, -1, -1)]));
-    let zv = zvel0[(0, 0, 0)]
-        - stepbymass
-            * (zarea * (pressure[(0, 0, 0)] - pressure[(0, 0, -1)])
-                + zarea * (pressure[(0, -1, 0)] - pressure[(0, -1, -1)])
-                + zarea * (pressure[(-1, 0, 0)] - pressure[(-1, 0, -1)])
-                + zarea * (pressure[(-1, -1, 0)] - pressure[(-1, -1, -1)]));
-    xvel1[(0, 0, 0)] = xv
-        - stepbymass
-            * (xarea * (viscosity[(0, 0, 0)] - viscosity[(-1, 0, 0)])
-                + xarea * (viscosity[(0, -1, 0)] - viscosity[(-1, -1, 0)])
-                + xarea * (viscosity[(0, 0, -1)] - viscosity[(-1, 0, -1)])
-                + xarea * (viscosity[(0, -1, -1)] - viscosity[(-1, -1, -1)]));
-    yvel1[(0, 0, 0)] = yv
-        - stepbymass
-            * (yarea * (viscosity[(0, 0, 0)] - viscosity[(0, -1, 0)])
-                + yarea * (viscosity[(-1, 0, 0)] - viscosity[(-1, -1, 0)])
-                + yarea * (viscosity[(0, 0, -1)] - viscosity[(0, -1, -1)])
-                + yarea * (viscosity[(-1, 0, -1)] - viscosity[(-1, -1, -1)]));
-    zvel1[(0, 0, 0)] = zv
-        - stepbymass
-            * (zarea * (viscosity[(0, 0, 0)] - viscosity[(0, 0, -1)])
-                + zarea * (viscosity[(0, -1, 0)] - viscosity[(0, -1, -1)])
-                + zarea * (viscosity[(-1, 0, 0)] - viscosity[(-1, 0, -1)])
-                + zarea * (viscosity[(-1, -1, 0)] - viscosity[(-1, -1, -1)]));
+    let xv = (-stepbymass).mul_add(
+        xarea.mul_add(
+            pressure[(0, -1, -1)] - pressure[(-1, -1, -1)],
+            xarea.mul_add(
+                pressure[(0, 0, -1)] - pressure[(-1, 0, -1)],
+                xarea.mul_add(
+                    pressure[(0, 0, 0)] - pressure[(-1, 0, 0)],
+                    xarea * (pressure[(0, -1, 0)] - pressure[(-1, -1, 0)]),
+                ),
+            ),
+        ),
+        xvel0[(0, 0, 0)],
+    );
+    let yv = (-stepbymass).mul_add(
+        yarea.mul_add(
+            pressure[(-1, 0, -1)] - pressure[(-1, -1, -1)],
+            yarea.mul_add(
+                pressure[(0, 0, -1)] - pressure[(0, -1, -1)],
+                yarea.mul_add(
+                    pressure[(0, 0, 0)] - pressure[(0, -1, 0)],
+                    yarea * (pressure[(-1, 0, 0)] - pressure[(-1, -1, 0)]),
+                ),
+            ),
+        ),
+        yvel0[(0, 0, 0)],
+    );
+    let zv = (-stepbymass).mul_add(
+        zarea.mul_add(
+            pressure[(-1, -1, 0)] - pressure[(-1, -1, -1)],
+            zarea.mul_add(
+                pressure[(-1, 0, 0)] - pressure[(-1, 0, -1)],
+                zarea.mul_add(
+                    pressure[(0, 0, 0)] - pressure[(0, 0, -1)],
+                    zarea * (pressure[(0, -1, 0)] - pressure[(0, -1, -1)]),
+                ),
+            ),
+        ),
+        zvel0[(0, 0, 0)],
+    );
+    xvel1[(0, 0, 0)] = (-stepbymass).mul_add(
+        xarea.mul_add(
+            viscosity[(0, -1, -1)] - viscosity[(-1, -1, -1)],
+            xarea.mul_add(
+                viscosity[(0, 0, -1)] - viscosity[(-1, 0, -1)],
+                xarea.mul_add(
+                    viscosity[(0, 0, 0)] - viscosity[(-1, 0, 0)],
+                    xarea * (viscosity[(0, -1, 0)] - viscosity[(-1, -1, 0)]),
+                ),
+            ),
+        ),
+        xv,
+    );
+    yvel1[(0, 0, 0)] = (-stepbymass).mul_add(
+        yarea.mul_add(
+            viscosity[(-1, 0, -1)] - viscosity[(-1, -1, -1)],
+            yarea.mul_add(
+                viscosity[(0, 0, -1)] - viscosity[(0, -1, -1)],
+                yarea.mul_add(
+                    viscosity[(0, 0, 0)] - viscosity[(0, -1, 0)],
+                    yarea * (viscosity[(-1, 0, 0)] - viscosity[(-1, -1, 0)]),
+                ),
+            ),
+        ),
+        yv,
+    );
+    zvel1[(0, 0, 0)] = (-stepbymass).mul_add(
+        zarea.mul_add(
+            viscosity[(-1, -1, 0)] - viscosity[(-1, -1, -1)],
+            zarea.mul_add(
+                viscosity[(-1, 0, 0)] - viscosity[(-1, 0, -1)],
+                zarea.mul_add(
+                    viscosity[(0, 0, 0)] - viscosity[(0, 0, -1)],
+                    zarea * (viscosity[(0, -1, 0)] - viscosity[(0, -1, -1)]),
+                ),
+            ),
+        ),
+        zv,
+    );
 }
 
 /// Volume fluxes through the x faces over the step.

@@ -11,7 +11,7 @@ pub fn init_vertex_x(
     origin: Global<f64>,
     d: Global<f64>,
 ) {
-    vertex[(0, 0, 0)] = origin + d * (idx[0] as f64);
+    vertex[(0, 0, 0)] = d.mul_add(idx[0] as f64, origin);
     vertexd[(0, 0, 0)] = d;
 }
 
@@ -24,7 +24,7 @@ pub fn init_vertex_y(
     origin: Global<f64>,
     d: Global<f64>,
 ) {
-    vertex[(0, 0, 0)] = origin + d * (idx[1] as f64);
+    vertex[(0, 0, 0)] = d.mul_add(idx[1] as f64, origin);
     vertexd[(0, 0, 0)] = d;
 }
 
@@ -37,7 +37,7 @@ pub fn init_vertex_z(
     origin: Global<f64>,
     d: Global<f64>,
 ) {
-    vertex[(0, 0, 0)] = origin + d * (idx[2] as f64);
+    vertex[(0, 0, 0)] = d.mul_add(idx[2] as f64, origin);
     vertexd[(0, 0, 0)] = d;
 }
 
@@ -91,6 +91,10 @@ pub fn generate_background_nodes(
 
 /// A later state's density and energy where its region covers the cell.
 ///
+/// The original is built with fused multiply-adds; `mul_add` stands where its compiler fuses
+/// (vertex coordinates, the squared distance to a sphere's centre), so that the cells on a
+/// region's edge are the same ones.
+///
 /// `geometry`: 1 cuboid (cells overlapping it), 2 sphere (cells whose centre is inside it),
 /// 3 point (the cell whose lower-left-back vertex it is). The bounds are the nudged ones.
 #[kernel]
@@ -126,7 +130,7 @@ pub fn generate_state_cells(
         let ddx = cellx[(0, 0, 0)] - xmin;
         let ddy = celly[(0, 0, 0)] - ymin;
         let ddz = cellz[(0, 0, 0)] - zmin;
-        inside = (ddx * ddx + ddy * ddy + ddz * ddz).sqrt() <= radius;
+        inside = ddz.mul_add(ddz, ddx.mul_add(ddx, ddy * ddy)).sqrt() <= radius;
     } else if geometry == 3 {
         inside =
             vertexx[(0, 0, 0)] == xmin && vertexy[(0, 0, 0)] == ymin && vertexz[(0, 0, 0)] == zmin;
@@ -175,20 +179,21 @@ pub fn generate_state_nodes(
             || (vertexz[(0, 0, 0)] >= zmin && vertexz[(0, 0, -1)] < zmax);
         inside = in_x && in_y && in_z;
     } else if geometry == 2 {
-        let ax = (cellx[(-1, 0, 0)] - xmin) * (cellx[(-1, 0, 0)] - xmin);
-        let bx = (cellx[(0, 0, 0)] - xmin) * (cellx[(0, 0, 0)] - xmin);
-        let ay = (celly[(0, -1, 0)] - ymin) * (celly[(0, -1, 0)] - ymin);
-        let by = (celly[(0, 0, 0)] - ymin) * (celly[(0, 0, 0)] - ymin);
-        let az = (cellz[(0, 0, -1)] - zmin) * (cellz[(0, 0, -1)] - zmin);
-        let bz = (cellz[(0, 0, 0)] - zmin) * (cellz[(0, 0, 0)] - zmin);
-        inside = (ax + ay + az).sqrt() <= radius
-            || (bx + ay + az).sqrt() <= radius
-            || (ax + by + az).sqrt() <= radius
-            || (bx + by + az).sqrt() <= radius
-            || (ax + ay + bz).sqrt() <= radius
-            || (bx + ay + bz).sqrt() <= radius
-            || (ax + by + bz).sqrt() <= radius
-            || (bx + by + bz).sqrt() <= radius;
+        // Distances along each axis to the centre from the two cells on either side.
+        let ax = cellx[(-1, 0, 0)] - xmin;
+        let bx = cellx[(0, 0, 0)] - xmin;
+        let ay = celly[(0, -1, 0)] - ymin;
+        let by = celly[(0, 0, 0)] - ymin;
+        let az = cellz[(0, 0, -1)] - zmin;
+        let bz = cellz[(0, 0, 0)] - zmin;
+        inside = az.mul_add(az, ax.mul_add(ax, ay * ay)).sqrt() <= radius
+            || az.mul_add(az, bx.mul_add(bx, ay * ay)).sqrt() <= radius
+            || az.mul_add(az, ax.mul_add(ax, by * by)).sqrt() <= radius
+            || az.mul_add(az, bx.mul_add(bx, by * by)).sqrt() <= radius
+            || bz.mul_add(bz, ax.mul_add(ax, ay * ay)).sqrt() <= radius
+            || bz.mul_add(bz, bx.mul_add(bx, ay * ay)).sqrt() <= radius
+            || bz.mul_add(bz, ax.mul_add(ax, by * by)).sqrt() <= radius
+            || bz.mul_add(bz, bx.mul_add(bx, by * by)).sqrt() <= radius;
     } else if geometry == 3 {
         let in_x = vertexx[(-1, 0, 0)] == xmin || vertexx[(0, 0, 0)] == xmin;
         let in_y = vertexy[(0, -1, 0)] == ymin || vertexy[(0, 0, 0)] == ymin;
@@ -234,7 +239,7 @@ pub fn count_state_cells(
         let ddx = cellx[(0, 0, 0)] - xmin;
         let ddy = celly[(0, 0, 0)] - ymin;
         let ddz = cellz[(0, 0, 0)] - zmin;
-        inside = (ddx * ddx + ddy * ddy + ddz * ddz).sqrt() <= radius;
+        inside = ddz.mul_add(ddz, ddx.mul_add(ddx, ddy * ddy)).sqrt() <= radius;
     } else if geometry == 3 {
         inside =
             vertexx[(0, 0, 0)] == xmin && vertexy[(0, 0, 0)] == ymin && vertexz[(0, 0, 0)] == zmin;
