@@ -47,6 +47,10 @@ pub struct Cli {
     /// Plain line output even on a terminal (no progress bar).
     #[arg(long)]
     pub no_progress: bool,
+    /// Make every halo refresh the original makes, not only the halo points some loop reads
+    /// (the same results, more loops; for checking that).
+    #[arg(long, hide = true)]
+    pub original_halos: bool,
     /// Runtime options.
     #[command(flatten)]
     pub ops: OpsArgs,
@@ -174,6 +178,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     };
 
     let mut clover = Clover::new(ops, deck)?;
+    if cli.original_halos {
+        clover.halos = clover::HaloPlan::Original;
+    }
     let empty = clover.initialise()?;
     for n in empty {
         let why = match clover.deck.states[n - 1].geometry {

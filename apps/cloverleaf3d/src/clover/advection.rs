@@ -29,20 +29,48 @@ const MOM_HALOS: [Field; 8] = [
 
 impl Clover {
     /// advection: the three sweeps, x or z first as `advect_x` says, with the original's halo
-    /// refreshes between them.
+    /// refreshes between them ([`HaloPlan::Original`]) or only the parts of them a later loop
+    /// reads ([`HaloPlan::Needed`]):
+    ///
+    /// - the refresh of the cell-advection fields before the second sweep is left out: none of
+    ///   them changed since they were last refreshed, and the few halo corners a second
+    ///   reflection would change (the original's short strips) are not read before the next
+    ///   step refreshes them again;
+    /// - before a momentum sweep along an axis, the velocities are reflected on that axis's
+    ///   sides only (the only halo points momentum advection reads of them), the mass fluxes
+    ///   through the other axes' faces not at all (only their own sweep reads them, after its
+    ///   own refresh), and energy1 not before the last sweep (the next cell sweep is the only
+    ///   reader).
     pub fn advection(&mut self) -> Result<()> {
         let (first, last) = if self.advect_x { (0, 2) } else { (2, 0) };
+        let original = self.halos == HaloPlan::Original;
         self.update_halo(&CELL_HALOS, 2)?;
         self.advec_cell(1, first)?;
-        self.update_halo(&MOM_HALOS, 2)?;
+        self.momentum_halos(first, false)?;
         self.advec_mom(1, first)?;
-        self.update_halo(&CELL_HALOS, 2)?;
+        if original {
+            self.update_halo(&CELL_HALOS, 2)?;
+        }
         self.advec_cell(2, 1)?;
-        self.update_halo(&MOM_HALOS, 2)?;
+        self.momentum_halos(1, false)?;
         self.advec_mom(2, 1)?;
         self.advec_cell(3, last)?;
-        self.update_halo(&MOM_HALOS, 2)?;
+        self.momentum_halos(last, true)?;
         self.advec_mom(3, last)
+    }
+
+    /// The halo refresh before the momentum sweep along `axis` (`last`: the step's third).
+    fn momentum_halos(&mut self, axis: usize, last: bool) -> Result<()> {
+        if self.halos == HaloPlan::Original {
+            return self.update_halo(&MOM_HALOS, 2);
+        }
+        let mass_flux = [Field::MassFluxX, Field::MassFluxY, Field::MassFluxZ][axis];
+        if last {
+            self.update_halo(&[Field::Density1, mass_flux], 2)?;
+        } else {
+            self.update_halo(&[Field::Density1, Field::Energy1, mass_flux], 2)?;
+        }
+        self.update_halo_along(&[Field::XVel1, Field::YVel1, Field::ZVel1], axis, 2)
     }
 
     /// The volume fluxes' arguments (read through their upper neighbour along their axis).

@@ -90,7 +90,18 @@ impl Clover {
     /// Reflective boundary conditions for `fields` to `depth` layers (1 or 2).
     pub fn update_halo(&mut self, fields: &[Field], depth: i32) -> Result<()> {
         for &field in fields {
-            self.reflect(field, depth)?;
+            self.reflect(field, depth, [true; 3])?;
+        }
+        Ok(())
+    }
+
+    /// [`Clover::update_halo`] on the two sides of one axis only (the strips of the other axes
+    /// are left as they are).
+    pub fn update_halo_along(&mut self, fields: &[Field], axis: usize, depth: i32) -> Result<()> {
+        let mut sides = [false; 3];
+        sides[axis] = true;
+        for &field in fields {
+            self.reflect(field, depth, sides)?;
         }
         Ok(())
     }
@@ -120,9 +131,10 @@ impl Clover {
         }
     }
 
-    /// One field's reflection: for each side (y, x, z; low then high) and layer, the halo strip
-    /// copies, with the field's sign, the point the original mirrors it from.
-    fn reflect(&mut self, field: Field, depth: i32) -> Result<()> {
+    /// One field's reflection: for each side (y, x, z; low then high) of the axes `sides`
+    /// selects and each layer, the halo strip copies, with the field's sign, the point the
+    /// original mirrors it from.
+    fn reflect(&mut self, field: Field, depth: i32, sides: [bool; 3]) -> Result<()> {
         let dat = self.dat(field);
         let (placing, sign_axis) = field.placing();
         let points = |a: usize| match placing[a] {
@@ -130,7 +142,7 @@ impl Clover {
             Placing::Cell | Placing::FaceAcross => self.n[a],
         };
         let size = [points(0), points(1), points(2)];
-        for axis in [1, 0, 2] {
+        for axis in [1, 0, 2].into_iter().filter(|&a| sides[a]) {
             let sign = if sign_axis == Some(axis) { -1.0 } else { 1.0 };
             for side in 0..2 {
                 let mut extent = size.map(|s| (-depth, s + depth));

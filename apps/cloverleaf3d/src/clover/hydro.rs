@@ -215,16 +215,21 @@ impl Clover {
     /// the end-of-step velocities, so this port does the same.)
     pub fn timestep(&mut self) -> Result<StepInfo> {
         self.ideal_gas(false)?;
-        self.update_halo(
-            &[
-                Field::Pressure,
-                Field::Energy0,
-                Field::Density0,
-                Field::XVel0,
-                Field::YVel0,
-            ],
-            1,
-        )?;
+        if self.halos == HaloPlan::Original {
+            self.update_halo(
+                &[
+                    Field::Pressure,
+                    Field::Energy0,
+                    Field::Density0,
+                    Field::XVel0,
+                    Field::YVel0,
+                ],
+                1,
+            )?;
+        } else {
+            // No loop reads the halos of energy0, xvel0 or yvel0 (the original refreshes them).
+            self.update_halo(&[Field::Pressure, Field::Density0], 1)?;
+        }
         self.viscosity()?;
         self.update_halo(&[Field::Viscosity], 1)?;
         let DtCell {
