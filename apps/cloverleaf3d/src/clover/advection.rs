@@ -222,32 +222,30 @@ impl Clover {
         let ops = &mut self.ops;
         let st = &s.axis[axis];
         let mass_flux = [f.mass_flux_x, f.mass_flux_y, f.mass_flux_z][axis];
-        let nf_args = [
-            mass_flux.arg(&st.node_faces, Read),
-            f.node_flux.arg(&s.point, Write),
-        ];
-        let name = "advec_mom_node_flux";
-        let range = span(-2, n + 2);
-        match axis {
-            0 => ops.par_loop(advec_mom_node_flux_x, name, g, range, &nf_args)?,
-            1 => ops.par_loop(advec_mom_node_flux_y, name, g, range, &nf_args)?,
-            _ => ops.par_loop(advec_mom_node_flux_z, name, g, range, &nf_args)?,
-        }
+        // The staggered masses, and the staggered mass fluxes they are made from.
         let name = "advec_mom_node_mass";
         let range = span(-1, n + 2);
         let density = f.density1.arg(&s.box_m, Read);
-        let node_flux = f.node_flux.arg(&st.m1_0, Read);
+        let faces = mass_flux.arg(&st.node_faces_wide, Read);
+        let node_flux = f.node_flux.arg(&s.point, Write);
         let post = f.node_mass_post.arg(&s.point, Write);
         let pre = f.node_mass_pre.arg(&s.point, Write);
         if after.is_some() {
-            let args = [density, post_vol.arg(&s.box_m, Read), node_flux, post, pre];
+            let args = [
+                density,
+                post_vol.arg(&s.box_m, Read),
+                faces,
+                node_flux,
+                post,
+                pre,
+            ];
             match axis {
                 0 => ops.par_loop(advec_mom_node_mass_x, name, g, range, &args)?,
                 1 => ops.par_loop(advec_mom_node_mass_y, name, g, range, &args)?,
                 _ => ops.par_loop(advec_mom_node_mass_z, name, g, range, &args)?,
             }
         } else {
-            let args = [density, node_flux, post, pre, Arg::global(vol)];
+            let args = [density, faces, node_flux, post, pre, Arg::global(vol)];
             match axis {
                 0 => ops.par_loop(advec_mom_node_mass_x_last, name, g, range, &args)?,
                 1 => ops.par_loop(advec_mom_node_mass_y_last, name, g, range, &args)?,

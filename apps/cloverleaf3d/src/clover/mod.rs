@@ -163,8 +163,9 @@ pub struct AxisStencils {
     pub m1_p2: Stencil,
     /// The four nodes of a face normal to this axis (flux_calc's velocities).
     pub face: Stencil,
-    /// The eight faces normal to this axis around a node (momentum advection's node flux).
-    pub node_faces: Stencil,
+    /// The faces normal to this axis around a node and around the node before it (momentum
+    /// advection's staggered mass fluxes): `-1..=1` along the axis, `-1..=0` across it.
+    pub node_faces_wide: Stencil,
     /// Strided (a 1-D array along this axis read in 3-D loops): the point.
     pub s0: Stencil,
     /// Strided: the point and its upper neighbour.
@@ -426,16 +427,16 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             out
         };
         let face = ops.stencil(&format!("S3D_FACE_{name}"), &square(0))?;
-        // Faces normal to `a` at offsets 0 and +1 along `a`, -1 and 0 across it.
-        let mut nf = Vec::with_capacity(8);
+        // Faces normal to `a` at offsets -1, 0 and +1 along `a`, -1 and 0 across it.
+        let mut nf = Vec::with_capacity(12);
         for p in square(-1) {
-            for along_a in [0, 1] {
+            for along_a in [-1, 0, 1] {
                 let mut q = p;
                 q[a] = along_a;
                 nf.push(q);
             }
         }
-        let node_faces = ops.stencil(&format!("S3D_NODE_FACES_{name}"), &nf)?;
+        let node_faces_wide = ops.stencil(&format!("S3D_NODE_FACES_{name}"), &nf)?;
         let stride = along(a, 1);
         axes.push(AxisStencils {
             p0_1: ops.stencil(&format!("S3D_{name}_0_P1"), &pts(&[0, 1]))?,
@@ -444,7 +445,7 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             m2_0: ops.stencil(&format!("S3D_{name}_M2_0"), &pts(&[-2, -1, 0]))?,
             m1_p2: ops.stencil(&format!("S3D_{name}_M1_P2"), &pts(&[-1, 0, 1, 2]))?,
             face,
-            node_faces,
+            node_faces_wide,
             s0: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0"), &pts(&[0]), stride)?,
             s0_1: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0_P1"), &pts(&[0, 1]), stride)?,
             sm1_0: ops.strided_stencil(

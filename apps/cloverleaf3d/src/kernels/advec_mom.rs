@@ -7,11 +7,33 @@
 
 use ops_core::prelude::*;
 
-/// Mass flux through the staggered cells' x faces: the mean of the eight cell-face fluxes
-/// around the node.
+/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a x sweep, and the
+/// staggered mass flux through the node's x face (`node_flux`);
+/// `post_vol` holds the cell volumes after the sweep.
 #[kernel]
-pub fn advec_mom_node_flux_x(mass_flux_x: Read<f64>, node_flux: Write<f64>) {
-    node_flux[(0, 0, 0)] = 0.125
+pub fn advec_mom_node_mass_x(
+    density1: Read<f64>,
+    post_vol: Read<f64>,
+    mass_flux_x: Read<f64>,
+    node_flux: Write<f64>,
+    node_mass_post: Write<f64>,
+    node_mass_pre: Write<f64>,
+) {
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
+    node_mass_post[(0, 0, 0)] = post;
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
         * (mass_flux_x[(0, -1, 0)]
             + mass_flux_x[(0, 0, 0)]
             + mass_flux_x[(1, -1, 0)]
@@ -20,13 +42,89 @@ pub fn advec_mom_node_flux_x(mass_flux_x: Read<f64>, node_flux: Write<f64>) {
             + mass_flux_x[(0, 0, -1)]
             + mass_flux_x[(1, -1, -1)]
             + mass_flux_x[(1, 0, -1)]);
+    let flux_before = 0.125
+        * (mass_flux_x[(-1, -1, 0)]
+            + mass_flux_x[(-1, 0, 0)]
+            + mass_flux_x[(0, -1, 0)]
+            + mass_flux_x[(0, 0, 0)]
+            + mass_flux_x[(-1, -1, -1)]
+            + mass_flux_x[(-1, 0, -1)]
+            + mass_flux_x[(0, -1, -1)]
+            + mass_flux_x[(0, 0, -1)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
-/// Mass flux through the staggered cells' y faces: the mean of the eight cell-face fluxes
-/// around the node.
+/// [`advec_mom_node_mass_x`] for the last sweep, after which every cell has the volume `vol`.
 #[kernel]
-pub fn advec_mom_node_flux_y(mass_flux_y: Read<f64>, node_flux: Write<f64>) {
-    node_flux[(0, 0, 0)] = 0.125
+pub fn advec_mom_node_mass_x_last(
+    density1: Read<f64>,
+    mass_flux_x: Read<f64>,
+    node_flux: Write<f64>,
+    node_mass_post: Write<f64>,
+    node_mass_pre: Write<f64>,
+    vol: Global<f64>,
+) {
+    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
+    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
+    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density1[(0, -1, -1)].mul_add(vol, mass);
+    mass = density1[(0, 0, -1)].mul_add(vol, mass);
+    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
+    let post = 0.125 * mass;
+    node_mass_post[(0, 0, 0)] = post;
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
+        * (mass_flux_x[(0, -1, 0)]
+            + mass_flux_x[(0, 0, 0)]
+            + mass_flux_x[(1, -1, 0)]
+            + mass_flux_x[(1, 0, 0)]
+            + mass_flux_x[(0, -1, -1)]
+            + mass_flux_x[(0, 0, -1)]
+            + mass_flux_x[(1, -1, -1)]
+            + mass_flux_x[(1, 0, -1)]);
+    let flux_before = 0.125
+        * (mass_flux_x[(-1, -1, 0)]
+            + mass_flux_x[(-1, 0, 0)]
+            + mass_flux_x[(0, -1, 0)]
+            + mass_flux_x[(0, 0, 0)]
+            + mass_flux_x[(-1, -1, -1)]
+            + mass_flux_x[(-1, 0, -1)]
+            + mass_flux_x[(0, -1, -1)]
+            + mass_flux_x[(0, 0, -1)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
+}
+
+/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a y sweep, and the
+/// staggered mass flux through the node's y face (`node_flux`);
+/// `post_vol` holds the cell volumes after the sweep.
+#[kernel]
+pub fn advec_mom_node_mass_y(
+    density1: Read<f64>,
+    post_vol: Read<f64>,
+    mass_flux_y: Read<f64>,
+    node_flux: Write<f64>,
+    node_mass_post: Write<f64>,
+    node_mass_pre: Write<f64>,
+) {
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
+    node_mass_post[(0, 0, 0)] = post;
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
         * (mass_flux_y[(-1, 0, 0)]
             + mass_flux_y[(0, 0, 0)]
             + mass_flux_y[(-1, 1, 0)]
@@ -35,13 +133,89 @@ pub fn advec_mom_node_flux_y(mass_flux_y: Read<f64>, node_flux: Write<f64>) {
             + mass_flux_y[(0, 0, -1)]
             + mass_flux_y[(-1, 1, -1)]
             + mass_flux_y[(0, 1, -1)]);
+    let flux_before = 0.125
+        * (mass_flux_y[(-1, -1, 0)]
+            + mass_flux_y[(0, -1, 0)]
+            + mass_flux_y[(-1, 0, 0)]
+            + mass_flux_y[(0, 0, 0)]
+            + mass_flux_y[(-1, -1, -1)]
+            + mass_flux_y[(0, -1, -1)]
+            + mass_flux_y[(-1, 0, -1)]
+            + mass_flux_y[(0, 0, -1)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
-/// Mass flux through the staggered cells' z faces: the mean of the eight cell-face fluxes
-/// around the node.
+/// [`advec_mom_node_mass_y`] for the last sweep, after which every cell has the volume `vol`.
 #[kernel]
-pub fn advec_mom_node_flux_z(mass_flux_z: Read<f64>, node_flux: Write<f64>) {
-    node_flux[(0, 0, 0)] = 0.125
+pub fn advec_mom_node_mass_y_last(
+    density1: Read<f64>,
+    mass_flux_y: Read<f64>,
+    node_flux: Write<f64>,
+    node_mass_post: Write<f64>,
+    node_mass_pre: Write<f64>,
+    vol: Global<f64>,
+) {
+    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
+    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
+    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
+    mass = density1[(0, -1, -1)].mul_add(vol, mass);
+    mass = density1[(0, 0, -1)].mul_add(vol, mass);
+    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
+    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
+    let post = 0.125 * mass;
+    node_mass_post[(0, 0, 0)] = post;
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
+        * (mass_flux_y[(-1, 0, 0)]
+            + mass_flux_y[(0, 0, 0)]
+            + mass_flux_y[(-1, 1, 0)]
+            + mass_flux_y[(0, 1, 0)]
+            + mass_flux_y[(-1, 0, -1)]
+            + mass_flux_y[(0, 0, -1)]
+            + mass_flux_y[(-1, 1, -1)]
+            + mass_flux_y[(0, 1, -1)]);
+    let flux_before = 0.125
+        * (mass_flux_y[(-1, -1, 0)]
+            + mass_flux_y[(0, -1, 0)]
+            + mass_flux_y[(-1, 0, 0)]
+            + mass_flux_y[(0, 0, 0)]
+            + mass_flux_y[(-1, -1, -1)]
+            + mass_flux_y[(0, -1, -1)]
+            + mass_flux_y[(-1, 0, -1)]
+            + mass_flux_y[(0, 0, -1)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
+}
+
+/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a z sweep, and the
+/// staggered mass flux through the node's z face (`node_flux`);
+/// `post_vol` holds the cell volumes after the sweep.
+#[kernel]
+pub fn advec_mom_node_mass_z(
+    density1: Read<f64>,
+    post_vol: Read<f64>,
+    mass_flux_z: Read<f64>,
+    node_flux: Write<f64>,
+    node_mass_post: Write<f64>,
+    node_mass_pre: Write<f64>,
+) {
+    let mut mass = density1[(0, -1, 0)].mul_add(
+        post_vol[(0, -1, 0)],
+        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
+    );
+    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
+    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
+    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
+    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
+    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
+    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
+    let post = 0.125 * mass;
+    node_mass_post[(0, 0, 0)] = post;
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
         * (mass_flux_z[(-1, 0, 0)]
             + mass_flux_z[(0, 0, 0)]
             + mass_flux_z[(-1, 0, 1)]
@@ -50,130 +224,25 @@ pub fn advec_mom_node_flux_z(mass_flux_z: Read<f64>, node_flux: Write<f64>) {
             + mass_flux_z[(0, -1, 0)]
             + mass_flux_z[(-1, -1, 1)]
             + mass_flux_z[(0, -1, 1)]);
-}
-
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a x sweep;
-/// `post_vol` holds the cell volumes after the sweep.
-#[kernel]
-pub fn advec_mom_node_mass_x(
-    density1: Read<f64>,
-    post_vol: Read<f64>,
-    node_flux: Read<f64>,
-    node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
-) {
-    let mut mass = density1[(0, -1, 0)].mul_add(
-        post_vol[(0, -1, 0)],
-        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
-    );
-    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
-    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
-    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
-    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
-    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
-    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
-    let post = 0.125 * mass;
-    node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(-1, 0, 0)] + node_flux[(0, 0, 0)];
-}
-
-/// [`advec_mom_node_mass_x`] for the last sweep, after which every cell has the volume `vol`.
-#[kernel]
-pub fn advec_mom_node_mass_x_last(
-    density1: Read<f64>,
-    node_flux: Read<f64>,
-    node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
-    vol: Global<f64>,
-) {
-    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
-    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
-    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
-    mass = density1[(0, -1, -1)].mul_add(vol, mass);
-    mass = density1[(0, 0, -1)].mul_add(vol, mass);
-    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
-    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
-    let post = 0.125 * mass;
-    node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(-1, 0, 0)] + node_flux[(0, 0, 0)];
-}
-
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a y sweep;
-/// `post_vol` holds the cell volumes after the sweep.
-#[kernel]
-pub fn advec_mom_node_mass_y(
-    density1: Read<f64>,
-    post_vol: Read<f64>,
-    node_flux: Read<f64>,
-    node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
-) {
-    let mut mass = density1[(0, -1, 0)].mul_add(
-        post_vol[(0, -1, 0)],
-        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
-    );
-    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
-    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
-    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
-    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
-    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
-    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
-    let post = 0.125 * mass;
-    node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(0, -1, 0)] + node_flux[(0, 0, 0)];
-}
-
-/// [`advec_mom_node_mass_y`] for the last sweep, after which every cell has the volume `vol`.
-#[kernel]
-pub fn advec_mom_node_mass_y_last(
-    density1: Read<f64>,
-    node_flux: Read<f64>,
-    node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
-    vol: Global<f64>,
-) {
-    let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
-    mass = density1[(-1, -1, 0)].mul_add(vol, mass);
-    mass = density1[(-1, 0, 0)].mul_add(vol, mass);
-    mass = density1[(0, -1, -1)].mul_add(vol, mass);
-    mass = density1[(0, 0, -1)].mul_add(vol, mass);
-    mass = density1[(-1, -1, -1)].mul_add(vol, mass);
-    mass = density1[(-1, 0, -1)].mul_add(vol, mass);
-    let post = 0.125 * mass;
-    node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(0, -1, 0)] + node_flux[(0, 0, 0)];
-}
-
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a z sweep;
-/// `post_vol` holds the cell volumes after the sweep.
-#[kernel]
-pub fn advec_mom_node_mass_z(
-    density1: Read<f64>,
-    post_vol: Read<f64>,
-    node_flux: Read<f64>,
-    node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
-) {
-    let mut mass = density1[(0, -1, 0)].mul_add(
-        post_vol[(0, -1, 0)],
-        density1[(0, 0, 0)] * post_vol[(0, 0, 0)],
-    );
-    mass = density1[(-1, -1, 0)].mul_add(post_vol[(-1, -1, 0)], mass);
-    mass = density1[(-1, 0, 0)].mul_add(post_vol[(-1, 0, 0)], mass);
-    mass = density1[(0, -1, -1)].mul_add(post_vol[(0, -1, -1)], mass);
-    mass = density1[(0, 0, -1)].mul_add(post_vol[(0, 0, -1)], mass);
-    mass = density1[(-1, -1, -1)].mul_add(post_vol[(-1, -1, -1)], mass);
-    mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
-    let post = 0.125 * mass;
-    node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(0, 0, -1)] + node_flux[(0, 0, 0)];
+    let flux_before = 0.125
+        * (mass_flux_z[(-1, 0, -1)]
+            + mass_flux_z[(0, 0, -1)]
+            + mass_flux_z[(-1, 0, 0)]
+            + mass_flux_z[(0, 0, 0)]
+            + mass_flux_z[(-1, -1, -1)]
+            + mass_flux_z[(0, -1, -1)]
+            + mass_flux_z[(-1, -1, 0)]
+            + mass_flux_z[(0, -1, 0)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
 /// [`advec_mom_node_mass_z`] for the last sweep, after which every cell has the volume `vol`.
 #[kernel]
 pub fn advec_mom_node_mass_z_last(
     density1: Read<f64>,
-    node_flux: Read<f64>,
+    mass_flux_z: Read<f64>,
+    node_flux: Write<f64>,
     node_mass_post: Write<f64>,
     node_mass_pre: Write<f64>,
     vol: Global<f64>,
@@ -187,7 +256,28 @@ pub fn advec_mom_node_mass_z_last(
     mass = density1[(-1, 0, -1)].mul_add(vol, mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    node_mass_pre[(0, 0, 0)] = post - node_flux[(0, 0, -1)] + node_flux[(0, 0, 0)];
+    // The staggered mass flux through this node's face and the one before it along the
+    // sweep (the mean of the eight cell-face fluxes around each).
+    let flux = 0.125
+        * (mass_flux_z[(-1, 0, 0)]
+            + mass_flux_z[(0, 0, 0)]
+            + mass_flux_z[(-1, 0, 1)]
+            + mass_flux_z[(0, 0, 1)]
+            + mass_flux_z[(-1, -1, 0)]
+            + mass_flux_z[(0, -1, 0)]
+            + mass_flux_z[(-1, -1, 1)]
+            + mass_flux_z[(0, -1, 1)]);
+    let flux_before = 0.125
+        * (mass_flux_z[(-1, 0, -1)]
+            + mass_flux_z[(0, 0, -1)]
+            + mass_flux_z[(-1, 0, 0)]
+            + mass_flux_z[(0, 0, 0)]
+            + mass_flux_z[(-1, -1, -1)]
+            + mass_flux_z[(0, -1, -1)]
+            + mass_flux_z[(-1, -1, 0)]
+            + mass_flux_z[(0, -1, 0)]);
+    node_flux[(0, 0, 0)] = flux;
+    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
 /// Momentum fluxes of the three velocity components through the staggered cells' x faces: the
