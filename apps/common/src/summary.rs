@@ -173,7 +173,7 @@ mod tests {
         let t = summary_table(&sample(), 4);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "");
-        assert_eq!(lines[1], " Time      0.3000000000000000");
+        assert_eq!(lines[1], " Time       0.3000000000000000");
         assert_eq!(
             lines[2],
             "                       Volume            Mass         Density        Pressure Internal Energy  Kinetic Energy    Total Energy"

@@ -154,6 +154,18 @@ impl Clover {
                     Placing::Node => self.n[axis] + 1,
                     Placing::Cell | Placing::FaceAcross => self.n[axis],
                 };
+                if depth == 2 && placing[axis] != Placing::Cell {
+                    // Both layers in one loop: they read points 2 and 4 inside, never each
+                    // other's.
+                    let (from, near) = if side == 0 {
+                        (-2, -1)
+                    } else {
+                        (first_high, first_high)
+                    };
+                    extent[axis] = (from, from + 2);
+                    self.halo_copy_both(&dat, axis, side == 0, near, extent, sign)?;
+                    continue;
+                }
                 for layer in 1..=depth {
                     let reach = match placing[axis] {
                         Placing::Cell => 2 * layer - 1,
@@ -170,6 +182,42 @@ impl Clover {
             }
         }
         Ok(())
+    }
+
+    /// Both layers of one side of node-like data (see [`halo2_from_p2x`]): `low` for the low
+    /// side, `near` the layer next to the interior.
+    fn halo_copy_both(
+        &mut self,
+        dat: &Dat<f64>,
+        axis: usize,
+        low: bool,
+        near: i32,
+        extent: [(i32, i32); 3],
+        sign: f64,
+    ) -> Result<()> {
+        const NAME: &str = "update_halo";
+        let stencil = if low {
+            &self.s.axis[axis].p2_4
+        } else {
+            &self.s.axis[axis].m2_4
+        };
+        let range = rg(extent[0], extent[1], extent[2]);
+        let args = [
+            dat.arg(stencil, Read),
+            dat.arg(&self.s.point, Write),
+            Arg::idx(),
+            Arg::global(sign),
+            Arg::global(near),
+        ];
+        let (ops, g) = (&mut self.ops, &self.grid);
+        match (axis, low) {
+            (0, true) => ops.par_loop(halo2_from_px, NAME, g, range, &args),
+            (0, false) => ops.par_loop(halo2_from_mx, NAME, g, range, &args),
+            (1, true) => ops.par_loop(halo2_from_py, NAME, g, range, &args),
+            (1, false) => ops.par_loop(halo2_from_my, NAME, g, range, &args),
+            (_, true) => ops.par_loop(halo2_from_pz, NAME, g, range, &args),
+            (_, false) => ops.par_loop(halo2_from_mz, NAME, g, range, &args),
+        }
     }
 
     fn halo_copy(

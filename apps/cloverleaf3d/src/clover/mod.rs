@@ -161,6 +161,10 @@ pub struct AxisStencils {
     pub m2_0: Stencil,
     /// Four points `-1..=2` (momentum advection's upwind, donor, downwind).
     pub m1_p2: Stencil,
+    /// Points 2 and 4 above (both layers of a low-side reflection of node-like data).
+    pub p2_4: Stencil,
+    /// Points 2 and 4 below (both layers of a high-side reflection).
+    pub m2_4: Stencil,
     /// The four nodes of a face normal to this axis (flux_calc's velocities).
     pub face: Stencil,
     /// The faces normal to this axis around a node and around the node before it (momentum
@@ -444,6 +448,8 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             m2_p1: ops.stencil(&format!("S3D_{name}_M2_P1"), &pts(&[-2, -1, 0, 1]))?,
             m2_0: ops.stencil(&format!("S3D_{name}_M2_0"), &pts(&[-2, -1, 0]))?,
             m1_p2: ops.stencil(&format!("S3D_{name}_M1_P2"), &pts(&[-1, 0, 1, 2]))?,
+            p2_4: ops.stencil(&format!("S3D_{name}_P2_P4"), &pts(&[2, 4]))?,
+            m2_4: ops.stencil(&format!("S3D_{name}_M2_M4"), &pts(&[-2, -4]))?,
             face,
             node_faces_wide,
             s0: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0"), &pts(&[0]), stride)?,
