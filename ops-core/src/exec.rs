@@ -2,14 +2,11 @@
 //! combined. Every host backend runs loops through [`run_host`], so reductions give the same
 //! bits on every host backend and every thread count.
 //!
-//! The partition of a loop with reductions depends only on the range: the outermost dimension
-//! of the block (`dims - 1`) is split into [`chunk_count`] contiguous, nearly equal slabs (at
-//! most [`MAX_CHUNKS`]). Each chunk's kernel call folds into its own partials, starting from the
-//! identities; the chunk partials are then combined in chunk order. Only *where* chunks run
-//! differs between backends (a [`ChunkRunner`]: in order on the calling thread, or on a thread
-//! pool). Loops without reductions may run their points in any order (writes go to the centre
-//! point only), so 3-D ones are cut for the cache instead: [`SLABS_PER_THREAD`] slabs per
-//! thread, each swept in y tiles of [`tile_rows`] rows.
+//! The partition depends only on the range: the outermost dimension of the block (`dims - 1`) is
+//! split into [`chunk_count`] contiguous, nearly equal slabs (at most [`MAX_CHUNKS`]). Each
+//! chunk's kernel call folds into its own partials, starting from the identities; the chunk
+//! partials are then combined in chunk order. Only *where* chunks run differs between backends
+//! (a [`ChunkRunner`]: in order on the calling thread, or on a thread pool).
 
 use crate::backend::{ArgPlan, LoopPlan};
 use crate::kernel::{ExecCtx, Kernel, Scalar, MAX_ARGS};
@@ -20,24 +17,6 @@ pub const MAX_CHUNKS: usize = 64;
 /// Loops with fewer points than this run all their chunks on the calling thread (the same
 /// partition, so results do not change): spreading them over threads costs more than it saves.
 pub const INLINE_POINTS: usize = 8192;
-
-/// Slabs per worker thread for 3-D loops without reductions (some spare for load balance when
-/// a thread is slowed down).
-pub const SLABS_PER_THREAD: usize = 4;
-
-/// Bytes of every argument's rows one y tile of a 3-D loop covers in one plane: three planes of
-/// that (a stencil reaching one plane up and down) plus the written plane fit in a core's L2.
-pub const TILE_PLANE_BYTES: u64 = 160 << 10;
-
-/// Rows per y tile of a 3-D loop over rows of `row_points` points: as many as keep one plane of
-/// the tile within [`TILE_PLANE_BYTES`] across all the loop's arguments (from the plan's byte
-/// estimate), at least one.
-pub fn tile_rows(plan: &LoopPlan<'_>, row_points: i32) -> i32 {
-    let points = plan.range.points().max(1) as u64;
-    let per_point = (plan.bytes / points).max(8);
-    let row_bytes = per_point * row_points.max(1) as u64;
-    (TILE_PLANE_BYTES / row_bytes).clamp(1, i32::MAX as u64) as i32
-}
 
 /// Per-chunk reduction partials, one slot per argument.
 pub type Partials = [Scalar; MAX_ARGS];
@@ -125,33 +104,6 @@ pub unsafe fn run_host(
             let mut scratch = [Scalar::I32(0); MAX_ARGS];
             // SAFETY: forwarded from the caller.
             unsafe { kernel.run(ctx, lo, hi, &mut scratch[..nargs]) };
-        } else if dims == 3 {
-            // No reduction, so neither the partition nor the order of points matters: a few
-            // thick z slabs per thread, each swept in y tiles (all of the slab's planes, tile
-            // by tile), so the planes a stencil reaches stay in the core's cache while it
-            // moves from one plane to the next.
-            let slabs = (hi[2] - lo[2]).max(0) as usize;
-            let n = slabs
-                .min(SLABS_PER_THREAD * runner.threads())
-                .min(MAX_CHUNKS);
-            let rows = tile_rows(plan, hi[0] - lo[0]);
-            runner.run_chunks(&mut bufs[..n], &|i, p| {
-                let (clo, chi) = chunk_bounds(dims, lo, hi, n, i);
-                let mut y = clo[1];
-                while y < chi[1] {
-                    let y_end = (y + rows).min(chi[1]);
-                    // SAFETY: as below; tiles are disjoint boxes of this chunk.
-                    unsafe {
-                        kernel.run(
-                            ctx,
-                            [clo[0], y, clo[2]],
-                            [chi[0], y_end, chi[2]],
-                            &mut p[..nargs],
-                        )
-                    };
-                    y = y_end;
-                }
-            });
         } else {
             runner.run_chunks(&mut bufs[..n], &|i, p| {
                 let (clo, chi) = chunk_bounds(dims, lo, hi, n, i);
