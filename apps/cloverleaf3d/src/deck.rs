@@ -160,6 +160,9 @@ impl Default for Deck {
     }
 }
 
+/// Characters of a line the original reads (its format `(a150)`).
+const ORIGINAL_LINE_LENGTH: usize = 150;
+
 /// Deck text of the built-in default problem (clover_bm_short: 96^3, 87 steps, test problem 2).
 pub const DEFAULT_DECK: &str = include_str!("../decks/clover_bm_short.in");
 
@@ -354,6 +357,15 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
         }
     }
 
+    // The original reads 150 characters of each line and drops the rest without a word.
+    for (i, line) in text.lines().enumerate().take(end_line).skip(start) {
+        if line.chars().count() > ORIGINAL_LINE_LENGTH {
+            deck.notes.push(format!(
+                "line {}: longer than the {ORIGINAL_LINE_LENGTH} characters the original reads                  of a line (it would ignore the rest; this reader reads all of it)",
+                i + 1
+            ));
+        }
+    }
     let extents: Vec<(f64, f64)> = (0..3).map(|a| (deck.min[a], deck.max[a])).collect();
     check_mesh_dims(file, end_line, !states.is_empty(), &extents, &deck.cells)?;
     deck.states = check_states(file, &states, end_line, &mut deck.notes)?;
@@ -613,6 +625,21 @@ mod tests {
         assert_eq!(d.notes.len(), 5, "{:?}", d.notes);
         assert!(d.profiler_on);
         assert_eq!((d.dtinit, d.dtw_safe), (0.1, 0.5));
+    }
+
+    #[test]
+    fn lines_longer_than_the_original_reads_leave_a_note() {
+        let long = format!(
+            "*clover\nstate 1 density 1 energy 1 {}\n*endclover\n",
+            " ".repeat(150)
+        );
+        let d = parse("t", &long).unwrap();
+        assert_eq!(d.notes.len(), 1, "{:?}", d.notes);
+        assert!(
+            d.notes[0].starts_with("line 2: longer than the 150"),
+            "{:?}",
+            d.notes
+        );
     }
 
     #[test]
