@@ -42,8 +42,8 @@ fn deck((n, steps): (usize, usize)) -> String {
 const SMALL: (usize, usize) = (12, 30);
 /// Long enough (about a second or more) for a signal sent from outside to arrive mid-run.
 const LONG: (usize, usize) = (48, 100);
-/// Loops of the small run after start-up (about 490 per step).
-const SMALL_LOOPS: u64 = 14500;
+/// Loops of the small run after start-up (about 200 per step).
+const SMALL_LOOPS: u64 = 5800;
 
 #[test]
 fn sigkill_at_random_loops_then_restart_is_bitwise_identical_blocking() {

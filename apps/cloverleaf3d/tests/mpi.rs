@@ -80,7 +80,7 @@ fn killed_rank_restarts_bitwise() {
         &["--summary-json", reference.to_str().unwrap()],
     );
     let reference = std::fs::read(reference).unwrap();
-    for kill in [(1, 9000), (0, 16100)] {
+    for kill in [(1, 4000), (0, 8100)] {
         assert_distributed_restart_bitwise(BIN, 2, kill, &deck, &dir, &reference);
     }
     let _ = std::fs::remove_dir_all(dir);
