@@ -1,5 +1,6 @@
 //! The stencil benchmarks' headline figures without criterion, in seconds: this machine's
-//! STREAM triad and the 2-D and 3-D stencils on the rayon backend as a share of it.
+//! STREAM triad and the 2-D and 3-D stencils on the rayon backend as a share of it (three
+//! rounds of each in turn, best of each).
 //!
 //! `cargo run --release -p ops-benches --example bandwidth [-- THREADS]`
 
@@ -26,23 +27,25 @@ fn main() -> Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(2);
-    let stream = stream_triad(threads, 10);
-    println!("STREAM triad: {:.1} GB/s ({threads} threads)", stream / 1e9);
+    // This machine's bandwidth drifts (neighbours share its memory): STREAM and the stencils
+    // are measured in turns, three rounds, and the best of each counts.
     let mut s3 = Stencil3d::new(runtime(BackendKind::Rayon, threads)?, 256)?;
-    let bytes = s3.bytes_per_step();
-    let r3 = rate(bytes, || s3.step())?;
-    println!(
-        "stencil_3d_256/rayon: {:.1} GB/s = {:.0} % of STREAM",
-        r3 / 1e9,
-        100.0 * r3 / stream
-    );
     let mut s2 = Stencil2d::new(runtime(BackendKind::Rayon, threads)?, 4096)?;
-    let bytes = s2.bytes_per_step();
-    let r2 = rate(bytes, || s2.step())?;
-    println!(
-        "stencil_2d_4096/rayon: {:.1} GB/s = {:.0} % of STREAM",
-        r2 / 1e9,
-        100.0 * r2 / stream
-    );
+    let (mut stream, mut r3, mut r2) = (0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..3 {
+        stream = stream.max(stream_triad(threads, 5));
+        let bytes = s3.bytes_per_step();
+        r3 = r3.max(rate(bytes, || s3.step())?);
+        let bytes = s2.bytes_per_step();
+        r2 = r2.max(rate(bytes, || s2.step())?);
+    }
+    println!("STREAM triad: {:.1} GB/s ({threads} threads)", stream / 1e9);
+    for (label, r) in [("stencil_3d_256/rayon", r3), ("stencil_2d_4096/rayon", r2)] {
+        println!(
+            "{label}: {:.1} GB/s = {:.0} % of STREAM",
+            r / 1e9,
+            100.0 * r / stream
+        );
+    }
     Ok(())
 }
