@@ -95,9 +95,7 @@ impl Clover {
         let (ops, g) = (&mut self.ops, &self.grid);
         let name = "advec_volume";
         match axes {
-            VolumeAfter::Xyz => ops.par_loop(vol_after_xyz, name, g, range, &[fx, fy, fz, w, vol]),
             VolumeAfter::YZ => ops.par_loop(vol_after_y_z, name, g, range, &[fy, fz, w, vol]),
-            VolumeAfter::YX => ops.par_loop(vol_after_y_x, name, g, range, &[fx, fy, w, vol]),
             VolumeAfter::XY => ops.par_loop(vol_after_x_y, name, g, range, &[fx, fy, w, vol]),
             VolumeAfter::X => ops.par_loop(vol_after_x, name, g, range, &[fx, w, vol]),
             VolumeAfter::Z => ops.par_loop(vol_after_z, name, g, range, &[fz, w, vol]),
@@ -107,7 +105,6 @@ impl Clover {
     /// Cell advection of density and energy along `axis` in sweep `sweep` (1..=3).
     pub fn advec_cell(&mut self, sweep: u32, axis: usize) -> Result<()> {
         let [nx, ny, nz] = self.n;
-        let pre_vol = self.f.work_cell;
         // Faces normal to the axis where the original computes fluxes: the interior ones and,
         // along the axis, one more layer on the high side; across it, the interior for the x
         // and z sweeps and two more layers on the high side of z for the y sweep. The values
@@ -121,36 +118,45 @@ impl Clover {
         }
         let mut edge = faces;
         edge[axis] = (faces[axis].1, faces[axis].1 + 1);
-        // The volume before the sweep, at every donor cell of those faces.
-        let mut donors = faces;
-        donors[axis] = (-1, faces[axis].1 + 1);
-        let which = match (axis, sweep) {
-            (0 | 2, 1) => VolumeAfter::Xyz,
-            (0, _) => VolumeAfter::X,
-            (2, _) => VolumeAfter::Z,
-            _ if self.advect_x => VolumeAfter::YZ,
-            _ => VolumeAfter::YX,
+        // The volume fluxes still to come, which make the cell volumes before the sweep.
+        let remaining: &[usize] = match (axis, sweep) {
+            (0 | 2, 1) => &[0, 1, 2],
+            (1, _) if self.advect_x => &[1, 2],
+            (1, _) => &[1, 0],
+            _ => &[axis],
         };
-        self.volume_after(which, pre_vol, rg(donors[0], donors[1], donors[2]))?;
-
+        let vol = Arg::global(self.volume());
         let (f, s, g) = (&self.f, &self.s, &self.grid);
         let ops = &mut self.ops;
         let ener_flux = &f.mom_flux_x;
         let st = &s.axis[axis];
-        let (vol_flux, mass_flux) = match axis {
-            0 => (f.vol_flux_x, f.mass_flux_x),
-            1 => (f.vol_flux_y, f.mass_flux_y),
-            _ => (f.vol_flux_z, f.mass_flux_z),
+        let vol_flux = [f.vol_flux_x, f.vol_flux_y, f.vol_flux_z];
+        let mass_flux = [f.mass_flux_x, f.mass_flux_y, f.mass_flux_z][axis];
+        // Every volume flux the kernels read, in x, y, z order: the sweep's own at the faces
+        // of the two cells beside a face (or of the cell), the others at those cells' faces.
+        let fluxes = |update: bool| -> Vec<Arg> {
+            (0..3)
+                .filter(|b| *b == axis || remaining.contains(b))
+                .map(|b| {
+                    let stencil = match (update, b == axis) {
+                        (true, _) => &s.axis[b].p0_1,
+                        (false, true) => &st.m1_p1,
+                        (false, false) => &s.beside[axis][b],
+                    };
+                    vol_flux[b].arg(stencil, Read)
+                })
+                .collect()
         };
         let flux_args = |cells: &Stencil| {
-            [
-                vol_flux.arg(&s.point, Read),
-                pre_vol.arg(&st.m1_0, Read),
+            let mut args = fluxes(false);
+            args.extend([
                 f.density1.arg(cells, Read),
                 f.energy1.arg(cells, Read),
                 mass_flux.arg(&s.point, Write),
                 ener_flux.arg(&s.point, Write),
-            ]
+                vol,
+            ]);
+            args
         };
         let name = "advec_cell_flux";
         let (main, last) = (
@@ -158,34 +164,46 @@ impl Clover {
             rg(edge[0], edge[1], edge[2]),
         );
         let (args, edge_args) = (flux_args(&st.m2_p1), flux_args(&st.m2_0));
-        match axis {
-            0 => {
-                ops.par_loop(advec_cell_flux_x, name, g, main, &args)?;
-                ops.par_loop(advec_cell_flux_x_edge, name, g, last, &edge_args)?;
-            }
-            1 => {
-                ops.par_loop(advec_cell_flux_y, name, g, main, &args)?;
-                ops.par_loop(advec_cell_flux_y_edge, name, g, last, &edge_args)?;
-            }
-            _ => {
-                ops.par_loop(advec_cell_flux_z, name, g, main, &args)?;
-                ops.par_loop(advec_cell_flux_z_edge, name, g, last, &edge_args)?;
-            }
-        }
-        let update_args = [
+        let mut update_args = vec![
             f.density1.arg(&s.point, ReadWrite),
             f.energy1.arg(&s.point, ReadWrite),
             mass_flux.arg(&st.p0_1, Read),
-            vol_flux.arg(&st.p0_1, Read),
-            pre_vol.arg(&s.point, Read),
-            ener_flux.arg(&st.p0_1, Read),
         ];
+        update_args.extend(fluxes(true));
+        update_args.extend([ener_flux.arg(&st.p0_1, Read), vol]);
         let cells = rg((0, nx), (0, ny), (0, nz));
-        let name = "advec_cell_update";
-        match axis {
-            0 => ops.par_loop(advec_cell_update_x, name, g, cells, &update_args),
-            1 => ops.par_loop(advec_cell_update_y, name, g, cells, &update_args),
-            _ => ops.par_loop(advec_cell_update_z, name, g, cells, &update_args),
+        let uname = "advec_cell_update";
+        match (axis, remaining.len()) {
+            (0, 3) => {
+                ops.par_loop(advec_cell_flux_x_all, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_x_all_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_x_all, uname, g, cells, &update_args)
+            }
+            (0, _) => {
+                ops.par_loop(advec_cell_flux_x_x, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_x_x_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_x_x, uname, g, cells, &update_args)
+            }
+            (1, _) if remaining[1] == 2 => {
+                ops.par_loop(advec_cell_flux_y_yz, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_y_yz_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_y_yz, uname, g, cells, &update_args)
+            }
+            (1, _) => {
+                ops.par_loop(advec_cell_flux_y_yx, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_y_yx_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_y_yx, uname, g, cells, &update_args)
+            }
+            (_, 3) => {
+                ops.par_loop(advec_cell_flux_z_all, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_z_all_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_z_all, uname, g, cells, &update_args)
+            }
+            _ => {
+                ops.par_loop(advec_cell_flux_z_z, name, g, main, &args)?;
+                ops.par_loop(advec_cell_flux_z_z_edge, name, g, last, &edge_args)?;
+                ops.par_loop(advec_cell_update_z_z, uname, g, cells, &update_args)
+            }
         }
     }
 
@@ -293,9 +311,7 @@ impl Clover {
 /// Which volume fluxes a part-way cell volume adds, in order (see [`crate::kernels::volumes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VolumeAfter {
-    Xyz,
     YZ,
-    YX,
     XY,
     X,
     Z,

@@ -144,6 +144,9 @@ pub struct Stencils {
     /// The six face neighbours of a cell.
     pub cross: Stencil,
     pub axis: [AxisStencils; 3],
+    /// `beside[a][b]`: the faces normal to `b` of the two cells beside a face normal to `a`
+    /// (cells -1 and 0 along `a`, faces 0 and +1 along `b`); the diagonal is unused.
+    pub beside: [[Stencil; 3]; 3],
     /// Halo reflections: `halo[axis][slot]`, slot 0..4 for offsets +1..+4, 4..8 for -1..-4.
     pub halo: [[Stencil; 8]; 3],
 }
@@ -159,6 +162,8 @@ pub struct AxisStencils {
     pub m2_p1: Stencil,
     /// Three points `-2..=0` (cell advection on the outermost face).
     pub m2_0: Stencil,
+    /// Three points `-1..=1`.
+    pub m1_p1: Stencil,
     /// Four points `-1..=2` (momentum advection's upwind, donor, downwind).
     pub m1_p2: Stencil,
     /// Points 2 and 4 above (both layers of a low-side reflection of node-like data).
@@ -447,6 +452,7 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             m1_0: ops.stencil(&format!("S3D_{name}_M1_0"), &pts(&[-1, 0]))?,
             m2_p1: ops.stencil(&format!("S3D_{name}_M2_P1"), &pts(&[-2, -1, 0, 1]))?,
             m2_0: ops.stencil(&format!("S3D_{name}_M2_0"), &pts(&[-2, -1, 0]))?,
+            m1_p1: ops.stencil(&format!("S3D_{name}_M1_P1"), &pts(&[-1, 0, 1]))?,
             m1_p2: ops.stencil(&format!("S3D_{name}_M1_P2"), &pts(&[-1, 0, 1, 2]))?,
             p2_4: ops.stencil(&format!("S3D_{name}_P2_P4"), &pts(&[2, 4]))?,
             m2_4: ops.stencil(&format!("S3D_{name}_M2_M4"), &pts(&[-2, -4]))?,
@@ -465,6 +471,23 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
                 stride,
             )?,
         });
+    }
+    let mut beside = [[point; 3]; 3];
+    for (a, row) in beside.iter_mut().enumerate() {
+        for (b, slot) in row.iter_mut().enumerate() {
+            if a == b {
+                continue;
+            }
+            let mut pts = Vec::with_capacity(4);
+            for cell in [-1, 0] {
+                for face in [0, 1] {
+                    let mut p = along(a, cell);
+                    p[b] = face;
+                    pts.push(p);
+                }
+            }
+            *slot = ops.stencil(&format!("S3D_BESIDE_{a}_{b}"), &pts)?;
+        }
     }
     let mut halo = Vec::with_capacity(3);
     for a in 0..3 {
@@ -489,6 +512,7 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
     };
     Ok(Stencils {
         point,
+        beside,
         box_p,
         box_m,
         cross,
