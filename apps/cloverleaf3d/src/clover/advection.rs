@@ -240,14 +240,22 @@ impl Clover {
         let ops = &mut self.ops;
         let st = &s.axis[axis];
         let mass_flux = [f.mass_flux_x, f.mass_flux_y, f.mass_flux_z][axis];
-        // The staggered masses, and the staggered mass fluxes they are made from.
+        // The staggered masses after the sweep and the staggered mass fluxes; the masses before
+        // the sweep are made from them where they are needed. The momentum fluxes reach the
+        // staggered mass flux of one node layer more, on the low side.
+        let faces = mass_flux.arg(&st.node_faces, Read);
+        let node_flux = f.node_flux.arg(&s.point, Write);
+        let name = "advec_mom_node_flux";
+        let range = span(-2, -1);
+        match axis {
+            0 => ops.par_loop(advec_mom_node_flux_x, name, g, range, &[faces, node_flux])?,
+            1 => ops.par_loop(advec_mom_node_flux_y, name, g, range, &[faces, node_flux])?,
+            _ => ops.par_loop(advec_mom_node_flux_z, name, g, range, &[faces, node_flux])?,
+        }
         let name = "advec_mom_node_mass";
         let range = span(-1, n + 2);
         let density = f.density1.arg(&s.box_m, Read);
-        let faces = mass_flux.arg(&st.node_faces_wide, Read);
-        let node_flux = f.node_flux.arg(&s.point, Write);
         let post = f.node_mass_post.arg(&s.point, Write);
-        let pre = f.node_mass_pre.arg(&s.point, Write);
         if after.is_some() {
             let args = [
                 density,
@@ -255,7 +263,6 @@ impl Clover {
                 faces,
                 node_flux,
                 post,
-                pre,
             ];
             match axis {
                 0 => ops.par_loop(advec_mom_node_mass_x, name, g, range, &args)?,
@@ -263,7 +270,7 @@ impl Clover {
                 _ => ops.par_loop(advec_mom_node_mass_z, name, g, range, &args)?,
             }
         } else {
-            let args = [density, faces, node_flux, post, pre, Arg::global(vol)];
+            let args = [density, faces, node_flux, post, Arg::global(vol)];
             match axis {
                 0 => ops.par_loop(advec_mom_node_mass_x_last, name, g, range, &args)?,
                 1 => ops.par_loop(advec_mom_node_mass_y_last, name, g, range, &args)?,
@@ -273,8 +280,8 @@ impl Clover {
         let name = "advec_mom_flux";
         let range = span(-1, n + 1);
         let args = [
-            f.node_flux.arg(&s.point, Read),
-            f.node_mass_pre.arg(&st.p0_1, Read),
+            f.node_flux.arg(&st.m1_p1, Read),
+            f.node_mass_post.arg(&st.p0_1, Read),
             f.xvel1.arg(&st.m1_p2, Read),
             f.yvel1.arg(&st.m1_p2, Read),
             f.zvel1.arg(&st.m1_p2, Read),
@@ -295,7 +302,7 @@ impl Clover {
             f.yvel1.arg(&s.point, ReadWrite),
             f.zvel1.arg(&s.point, ReadWrite),
             f.node_mass_post.arg(&s.point, Read),
-            f.node_mass_pre.arg(&s.point, Read),
+            f.node_flux.arg(&st.m1_0, Read),
             f.mom_flux_x.arg(&st.m1_0, Read),
             f.mom_flux_y.arg(&st.m1_0, Read),
             f.mom_flux_z.arg(&st.m1_0, Read),

@@ -111,11 +111,10 @@ pub struct Fields {
     pub mass_flux_z: Dat<f64>,
     /// Cell-sized work array: per-cell dt, cell volumes before or after a sweep.
     pub work_cell: Dat<f64>,
-    /// Node-sized work arrays: staggered mass fluxes and masses, momentum fluxes (the first
-    /// also holds cell advection's energy fluxes).
+    /// Node-sized work arrays: staggered mass fluxes and masses after a sweep, momentum fluxes
+    /// (the first also holds cell advection's energy fluxes).
     pub node_flux: Dat<f64>,
     pub node_mass_post: Dat<f64>,
-    pub node_mass_pre: Dat<f64>,
     pub mom_flux_x: Dat<f64>,
     pub mom_flux_y: Dat<f64>,
     pub mom_flux_z: Dat<f64>,
@@ -172,9 +171,9 @@ pub struct AxisStencils {
     pub m2_4: Stencil,
     /// The four nodes of a face normal to this axis (flux_calc's velocities).
     pub face: Stencil,
-    /// The faces normal to this axis around a node and around the node before it (momentum
-    /// advection's staggered mass fluxes): `-1..=1` along the axis, `-1..=0` across it.
-    pub node_faces_wide: Stencil,
+    /// The eight faces normal to this axis around a node (momentum advection's staggered mass
+    /// flux): `0..=1` along the axis, `-1..=0` across it.
+    pub node_faces: Stencil,
     /// Strided (a 1-D array along this axis read in 3-D loops): the point.
     pub s0: Stencil,
     /// Strided: the point and its upper neighbour.
@@ -267,7 +266,6 @@ impl Clover {
         let work_cell = dat("work_cell", cell)?;
         let node_flux = dat("node_flux", node)?;
         let node_mass_post = dat("node_mass_post", node)?;
-        let node_mass_pre = dat("node_mass_pre", node)?;
         let mom_flux_x = dat("mom_flux_x", node)?;
         let mom_flux_y = dat("mom_flux_y", node)?;
         let mom_flux_z = dat("mom_flux_z", node)?;
@@ -329,7 +327,6 @@ impl Clover {
             work_cell,
             node_flux,
             node_mass_post,
-            node_mass_pre,
             mom_flux_x,
             mom_flux_y,
             mom_flux_z,
@@ -436,16 +433,16 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             out
         };
         let face = ops.stencil(&format!("S3D_FACE_{name}"), &square(0))?;
-        // Faces normal to `a` at offsets -1, 0 and +1 along `a`, -1 and 0 across it.
-        let mut nf = Vec::with_capacity(12);
+        // Faces normal to `a` at offsets 0 and +1 along `a`, -1 and 0 across it.
+        let mut nf = Vec::with_capacity(8);
         for p in square(-1) {
-            for along_a in [-1, 0, 1] {
+            for along_a in [0, 1] {
                 let mut q = p;
                 q[a] = along_a;
                 nf.push(q);
             }
         }
-        let node_faces_wide = ops.stencil(&format!("S3D_NODE_FACES_{name}"), &nf)?;
+        let node_faces = ops.stencil(&format!("S3D_NODE_FACES_{name}"), &nf)?;
         let stride = along(a, 1);
         axes.push(AxisStencils {
             p0_1: ops.stencil(&format!("S3D_{name}_0_P1"), &pts(&[0, 1]))?,
@@ -457,7 +454,7 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             p2_4: ops.stencil(&format!("S3D_{name}_P2_P4"), &pts(&[2, 4]))?,
             m2_4: ops.stencil(&format!("S3D_{name}_M2_M4"), &pts(&[-2, -4]))?,
             face,
-            node_faces_wide,
+            node_faces,
             s0: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0"), &pts(&[0]), stride)?,
             s0_1: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0_P1"), &pts(&[0, 1]), stride)?,
             sm1_0: ops.strided_stencil(

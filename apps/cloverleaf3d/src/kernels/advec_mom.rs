@@ -7,8 +7,9 @@
 
 use ops_core::prelude::*;
 
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a x sweep, and the
-/// staggered mass flux through the node's x face (`node_flux`);
+/// Staggered-cell mass after a x sweep (`node_mass_post`) and the staggered mass flux through
+/// the node's x face (`node_flux`); the mass before the sweep is
+/// `node_mass_post - node_flux[before] + node_flux`, computed where it is needed;
 /// `post_vol` holds the cell volumes after the sweep.
 #[kernel]
 pub fn advec_mom_node_mass_x(
@@ -17,7 +18,6 @@ pub fn advec_mom_node_mass_x(
     mass_flux_x: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(
         post_vol[(0, -1, 0)],
@@ -31,8 +31,8 @@ pub fn advec_mom_node_mass_x(
     mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_x[(0, -1, 0)]
             + mass_flux_x[(0, 0, 0)]
@@ -42,17 +42,7 @@ pub fn advec_mom_node_mass_x(
             + mass_flux_x[(0, 0, -1)]
             + mass_flux_x[(1, -1, -1)]
             + mass_flux_x[(1, 0, -1)]);
-    let flux_before = 0.125
-        * (mass_flux_x[(-1, -1, 0)]
-            + mass_flux_x[(-1, 0, 0)]
-            + mass_flux_x[(0, -1, 0)]
-            + mass_flux_x[(0, 0, 0)]
-            + mass_flux_x[(-1, -1, -1)]
-            + mass_flux_x[(-1, 0, -1)]
-            + mass_flux_x[(0, -1, -1)]
-            + mass_flux_x[(0, 0, -1)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
 /// [`advec_mom_node_mass_x`] for the last sweep, after which every cell has the volume `vol`.
@@ -62,7 +52,6 @@ pub fn advec_mom_node_mass_x_last(
     mass_flux_x: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
@@ -74,8 +63,8 @@ pub fn advec_mom_node_mass_x_last(
     mass = density1[(-1, 0, -1)].mul_add(vol, mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_x[(0, -1, 0)]
             + mass_flux_x[(0, 0, 0)]
@@ -85,21 +74,12 @@ pub fn advec_mom_node_mass_x_last(
             + mass_flux_x[(0, 0, -1)]
             + mass_flux_x[(1, -1, -1)]
             + mass_flux_x[(1, 0, -1)]);
-    let flux_before = 0.125
-        * (mass_flux_x[(-1, -1, 0)]
-            + mass_flux_x[(-1, 0, 0)]
-            + mass_flux_x[(0, -1, 0)]
-            + mass_flux_x[(0, 0, 0)]
-            + mass_flux_x[(-1, -1, -1)]
-            + mass_flux_x[(-1, 0, -1)]
-            + mass_flux_x[(0, -1, -1)]
-            + mass_flux_x[(0, 0, -1)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a y sweep, and the
-/// staggered mass flux through the node's y face (`node_flux`);
+/// Staggered-cell mass after a y sweep (`node_mass_post`) and the staggered mass flux through
+/// the node's y face (`node_flux`); the mass before the sweep is
+/// `node_mass_post - node_flux[before] + node_flux`, computed where it is needed;
 /// `post_vol` holds the cell volumes after the sweep.
 #[kernel]
 pub fn advec_mom_node_mass_y(
@@ -108,7 +88,6 @@ pub fn advec_mom_node_mass_y(
     mass_flux_y: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(
         post_vol[(0, -1, 0)],
@@ -122,8 +101,8 @@ pub fn advec_mom_node_mass_y(
     mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_y[(-1, 0, 0)]
             + mass_flux_y[(0, 0, 0)]
@@ -133,17 +112,7 @@ pub fn advec_mom_node_mass_y(
             + mass_flux_y[(0, 0, -1)]
             + mass_flux_y[(-1, 1, -1)]
             + mass_flux_y[(0, 1, -1)]);
-    let flux_before = 0.125
-        * (mass_flux_y[(-1, -1, 0)]
-            + mass_flux_y[(0, -1, 0)]
-            + mass_flux_y[(-1, 0, 0)]
-            + mass_flux_y[(0, 0, 0)]
-            + mass_flux_y[(-1, -1, -1)]
-            + mass_flux_y[(0, -1, -1)]
-            + mass_flux_y[(-1, 0, -1)]
-            + mass_flux_y[(0, 0, -1)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
 /// [`advec_mom_node_mass_y`] for the last sweep, after which every cell has the volume `vol`.
@@ -153,7 +122,6 @@ pub fn advec_mom_node_mass_y_last(
     mass_flux_y: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
@@ -165,8 +133,8 @@ pub fn advec_mom_node_mass_y_last(
     mass = density1[(-1, 0, -1)].mul_add(vol, mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_y[(-1, 0, 0)]
             + mass_flux_y[(0, 0, 0)]
@@ -176,21 +144,12 @@ pub fn advec_mom_node_mass_y_last(
             + mass_flux_y[(0, 0, -1)]
             + mass_flux_y[(-1, 1, -1)]
             + mass_flux_y[(0, 1, -1)]);
-    let flux_before = 0.125
-        * (mass_flux_y[(-1, -1, 0)]
-            + mass_flux_y[(0, -1, 0)]
-            + mass_flux_y[(-1, 0, 0)]
-            + mass_flux_y[(0, 0, 0)]
-            + mass_flux_y[(-1, -1, -1)]
-            + mass_flux_y[(0, -1, -1)]
-            + mass_flux_y[(-1, 0, -1)]
-            + mass_flux_y[(0, 0, -1)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
-/// Staggered-cell mass after (`node_mass_post`) and before (`node_mass_pre`) a z sweep, and the
-/// staggered mass flux through the node's z face (`node_flux`);
+/// Staggered-cell mass after a z sweep (`node_mass_post`) and the staggered mass flux through
+/// the node's z face (`node_flux`); the mass before the sweep is
+/// `node_mass_post - node_flux[before] + node_flux`, computed where it is needed;
 /// `post_vol` holds the cell volumes after the sweep.
 #[kernel]
 pub fn advec_mom_node_mass_z(
@@ -199,7 +158,6 @@ pub fn advec_mom_node_mass_z(
     mass_flux_z: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(
         post_vol[(0, -1, 0)],
@@ -213,8 +171,8 @@ pub fn advec_mom_node_mass_z(
     mass = density1[(-1, 0, -1)].mul_add(post_vol[(-1, 0, -1)], mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_z[(-1, 0, 0)]
             + mass_flux_z[(0, 0, 0)]
@@ -224,17 +182,7 @@ pub fn advec_mom_node_mass_z(
             + mass_flux_z[(0, -1, 0)]
             + mass_flux_z[(-1, -1, 1)]
             + mass_flux_z[(0, -1, 1)]);
-    let flux_before = 0.125
-        * (mass_flux_z[(-1, 0, -1)]
-            + mass_flux_z[(0, 0, -1)]
-            + mass_flux_z[(-1, 0, 0)]
-            + mass_flux_z[(0, 0, 0)]
-            + mass_flux_z[(-1, -1, -1)]
-            + mass_flux_z[(0, -1, -1)]
-            + mass_flux_z[(-1, -1, 0)]
-            + mass_flux_z[(0, -1, 0)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
 }
 
 /// [`advec_mom_node_mass_z`] for the last sweep, after which every cell has the volume `vol`.
@@ -244,7 +192,6 @@ pub fn advec_mom_node_mass_z_last(
     mass_flux_z: Read<f64>,
     node_flux: Write<f64>,
     node_mass_post: Write<f64>,
-    node_mass_pre: Write<f64>,
     vol: Global<f64>,
 ) {
     let mut mass = density1[(0, -1, 0)].mul_add(vol, density1[(0, 0, 0)] * vol);
@@ -256,8 +203,8 @@ pub fn advec_mom_node_mass_z_last(
     mass = density1[(-1, 0, -1)].mul_add(vol, mass);
     let post = 0.125 * mass;
     node_mass_post[(0, 0, 0)] = post;
-    // The staggered mass flux through this node's face and the one before it along the
-    // sweep (the mean of the eight cell-face fluxes around each).
+    // The staggered mass flux through this node's face (the mean of the eight cell-face fluxes
+    // around it).
     let flux = 0.125
         * (mass_flux_z[(-1, 0, 0)]
             + mass_flux_z[(0, 0, 0)]
@@ -267,17 +214,52 @@ pub fn advec_mom_node_mass_z_last(
             + mass_flux_z[(0, -1, 0)]
             + mass_flux_z[(-1, -1, 1)]
             + mass_flux_z[(0, -1, 1)]);
-    let flux_before = 0.125
-        * (mass_flux_z[(-1, 0, -1)]
-            + mass_flux_z[(0, 0, -1)]
-            + mass_flux_z[(-1, 0, 0)]
-            + mass_flux_z[(0, 0, 0)]
-            + mass_flux_z[(-1, -1, -1)]
-            + mass_flux_z[(0, -1, -1)]
-            + mass_flux_z[(-1, -1, 0)]
-            + mass_flux_z[(0, -1, 0)]);
     node_flux[(0, 0, 0)] = flux;
-    node_mass_pre[(0, 0, 0)] = post - flux_before + flux;
+}
+
+/// The staggered mass flux through a node's x face alone (where the staggered masses are not
+/// computed: the outermost node layer the momentum fluxes reach).
+#[kernel]
+pub fn advec_mom_node_flux_x(mass_flux_x: Read<f64>, node_flux: Write<f64>) {
+    node_flux[(0, 0, 0)] = 0.125
+        * (mass_flux_x[(0, -1, 0)]
+            + mass_flux_x[(0, 0, 0)]
+            + mass_flux_x[(1, -1, 0)]
+            + mass_flux_x[(1, 0, 0)]
+            + mass_flux_x[(0, -1, -1)]
+            + mass_flux_x[(0, 0, -1)]
+            + mass_flux_x[(1, -1, -1)]
+            + mass_flux_x[(1, 0, -1)]);
+}
+
+/// The staggered mass flux through a node's y face alone (where the staggered masses are not
+/// computed: the outermost node layer the momentum fluxes reach).
+#[kernel]
+pub fn advec_mom_node_flux_y(mass_flux_y: Read<f64>, node_flux: Write<f64>) {
+    node_flux[(0, 0, 0)] = 0.125
+        * (mass_flux_y[(-1, 0, 0)]
+            + mass_flux_y[(0, 0, 0)]
+            + mass_flux_y[(-1, 1, 0)]
+            + mass_flux_y[(0, 1, 0)]
+            + mass_flux_y[(-1, 0, -1)]
+            + mass_flux_y[(0, 0, -1)]
+            + mass_flux_y[(-1, 1, -1)]
+            + mass_flux_y[(0, 1, -1)]);
+}
+
+/// The staggered mass flux through a node's z face alone (where the staggered masses are not
+/// computed: the outermost node layer the momentum fluxes reach).
+#[kernel]
+pub fn advec_mom_node_flux_z(mass_flux_z: Read<f64>, node_flux: Write<f64>) {
+    node_flux[(0, 0, 0)] = 0.125
+        * (mass_flux_z[(-1, 0, 0)]
+            + mass_flux_z[(0, 0, 0)]
+            + mass_flux_z[(-1, 0, 1)]
+            + mass_flux_z[(0, 0, 1)]
+            + mass_flux_z[(-1, -1, 0)]
+            + mass_flux_z[(0, -1, 0)]
+            + mass_flux_z[(-1, -1, 1)]
+            + mass_flux_z[(0, -1, 1)]);
 }
 
 /// Momentum fluxes of the three velocity components through the staggered cells' x faces: the
@@ -291,7 +273,7 @@ pub fn advec_mom_node_mass_z_last(
 #[kernel]
 pub fn advec_mom_flux_x(
     node_flux: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_mass_post: Read<f64>,
     xvel1: Read<f64>,
     yvel1: Read<f64>,
     zvel1: Read<f64>,
@@ -302,8 +284,11 @@ pub fn advec_mom_flux_x(
 ) {
     let nf = node_flux[(0, 0, 0)];
     let neg = nf < 0.0;
-    let sigma_pos = nf.abs() / node_mass_pre[(0, 0, 0)];
-    let sigma_neg = nf.abs() / node_mass_pre[(1, 0, 0)];
+    // The staggered masses before the sweep at this node and the next.
+    let pre_0 = node_mass_post[(0, 0, 0)] - node_flux[(-1, 0, 0)] + nf;
+    let pre_1 = node_mass_post[(1, 0, 0)] - nf + node_flux[(1, 0, 0)];
+    let sigma_pos = nf.abs() / pre_0;
+    let sigma_neg = nf.abs() / pre_1;
     let sigma = if neg { sigma_neg } else { sigma_pos };
     let x_m1 = xvel1[(-1, 0, 0)];
     let x_0 = xvel1[(0, 0, 0)];
@@ -372,7 +357,7 @@ pub fn advec_mom_flux_x(
 #[kernel]
 pub fn advec_mom_flux_y(
     node_flux: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_mass_post: Read<f64>,
     xvel1: Read<f64>,
     yvel1: Read<f64>,
     zvel1: Read<f64>,
@@ -383,8 +368,11 @@ pub fn advec_mom_flux_y(
 ) {
     let nf = node_flux[(0, 0, 0)];
     let neg = nf < 0.0;
-    let sigma_pos = nf.abs() / node_mass_pre[(0, 0, 0)];
-    let sigma_neg = nf.abs() / node_mass_pre[(0, 1, 0)];
+    // The staggered masses before the sweep at this node and the next.
+    let pre_0 = node_mass_post[(0, 0, 0)] - node_flux[(0, -1, 0)] + nf;
+    let pre_1 = node_mass_post[(0, 1, 0)] - nf + node_flux[(0, 1, 0)];
+    let sigma_pos = nf.abs() / pre_0;
+    let sigma_neg = nf.abs() / pre_1;
     let sigma = if neg { sigma_neg } else { sigma_pos };
     let x_m1 = xvel1[(0, -1, 0)];
     let x_0 = xvel1[(0, 0, 0)];
@@ -453,7 +441,7 @@ pub fn advec_mom_flux_y(
 #[kernel]
 pub fn advec_mom_flux_z(
     node_flux: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_mass_post: Read<f64>,
     xvel1: Read<f64>,
     yvel1: Read<f64>,
     zvel1: Read<f64>,
@@ -464,8 +452,11 @@ pub fn advec_mom_flux_z(
 ) {
     let nf = node_flux[(0, 0, 0)];
     let neg = nf < 0.0;
-    let sigma_pos = nf.abs() / node_mass_pre[(0, 0, 0)];
-    let sigma_neg = nf.abs() / node_mass_pre[(0, 0, 1)];
+    // The staggered masses before the sweep at this node and the next.
+    let pre_0 = node_mass_post[(0, 0, 0)] - node_flux[(0, 0, -1)] + nf;
+    let pre_1 = node_mass_post[(0, 0, 1)] - nf + node_flux[(0, 0, 1)];
+    let sigma_pos = nf.abs() / pre_0;
+    let sigma_neg = nf.abs() / pre_1;
     let sigma = if neg { sigma_neg } else { sigma_pos };
     let x_m1 = xvel1[(0, 0, -1)];
     let x_0 = xvel1[(0, 0, 0)];
@@ -530,13 +521,13 @@ pub fn advec_mom_update_x(
     yvel1: ReadWrite<f64>,
     zvel1: ReadWrite<f64>,
     node_mass_post: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_flux: Read<f64>,
     mom_flux_x: Read<f64>,
     mom_flux_y: Read<f64>,
     mom_flux_z: Read<f64>,
 ) {
-    let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
+    let pre = post - node_flux[(-1, 0, 0)] + node_flux[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
         (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(-1, 0, 0)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
@@ -552,13 +543,13 @@ pub fn advec_mom_update_y(
     yvel1: ReadWrite<f64>,
     zvel1: ReadWrite<f64>,
     node_mass_post: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_flux: Read<f64>,
     mom_flux_x: Read<f64>,
     mom_flux_y: Read<f64>,
     mom_flux_z: Read<f64>,
 ) {
-    let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
+    let pre = post - node_flux[(0, -1, 0)] + node_flux[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
         (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(0, -1, 0)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
@@ -574,13 +565,13 @@ pub fn advec_mom_update_z(
     yvel1: ReadWrite<f64>,
     zvel1: ReadWrite<f64>,
     node_mass_post: Read<f64>,
-    node_mass_pre: Read<f64>,
+    node_flux: Read<f64>,
     mom_flux_x: Read<f64>,
     mom_flux_y: Read<f64>,
     mom_flux_z: Read<f64>,
 ) {
-    let pre = node_mass_pre[(0, 0, 0)];
     let post = node_mass_post[(0, 0, 0)];
+    let pre = post - node_flux[(0, 0, -1)] + node_flux[(0, 0, 0)];
     xvel1[(0, 0, 0)] =
         (xvel1[(0, 0, 0)].mul_add(pre, mom_flux_x[(0, 0, -1)]) - mom_flux_x[(0, 0, 0)]) / post;
     yvel1[(0, 0, 0)] =
