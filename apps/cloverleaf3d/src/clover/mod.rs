@@ -109,7 +109,7 @@ pub struct Fields {
     pub mass_flux_y: Dat<f64>,
     pub vol_flux_z: Dat<f64>,
     pub mass_flux_z: Dat<f64>,
-    /// Cell-sized work array: per-cell dt, cell volumes before or after a sweep.
+    /// Cell-sized work array: per-cell dt, cell volumes after a momentum sweep.
     pub work_cell: Dat<f64>,
     /// Node-sized work arrays: staggered mass fluxes and masses after a sweep, momentum fluxes
     /// (the first also holds cell advection's energy fluxes).
