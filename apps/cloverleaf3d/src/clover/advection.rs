@@ -80,7 +80,7 @@ impl Clover {
     }
 
     /// Writes into `out`, over `range`, the cell volume plus the divergence of the volume fluxes
-    /// along `axes`, in that order (`Xyz`: all three, bracketed as the original's first sweep).
+    /// along `axes`, in that order (a momentum sweep's cell volumes after it).
     fn volume_after(
         &mut self,
         axes: VolumeAfter,
@@ -315,7 +315,8 @@ impl Clover {
     }
 }
 
-/// Which volume fluxes a part-way cell volume adds, in order (see [`crate::kernels::volumes`]).
+/// Which volume fluxes a cell volume after a momentum sweep adds, in order (see
+/// [`crate::kernels::volumes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VolumeAfter {
     YZ,
