@@ -25,5 +25,5 @@ cargo test --workspace --release --exclude ops-resilience "$@"
 cargo test --release -p ops-resilience "$@" -- --test-threads=1
 # Distributed runs (cargo feature `mpi`) under Open MPI's mpirun, one test at a time: each
 # launches up to 4 processes on this machine's cores.
-cargo test --release -p ops-backends -p cloverleaf -p tealeaf \
-  --features ops-backends/mpi,cloverleaf/mpi,tealeaf/mpi --test mpi "$@" -- --test-threads=1
+cargo test --release -p ops-backends -p cloverleaf -p cloverleaf3d -p tealeaf \
+  --features ops-backends/mpi,cloverleaf/mpi,cloverleaf3d/mpi,tealeaf/mpi --test mpi "$@" -- --test-threads=1

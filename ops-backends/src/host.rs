@@ -1,6 +1,6 @@
 //! Host storage and the host backend shared by `seq` and `rayon`.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -27,13 +27,55 @@ pub struct HostBuf {
 // `Kernel::run`, whose contract rules out conflicting access.
 unsafe impl Send for HostBuf {}
 
+/// Buffers of at least this many bytes ask for transparent huge pages.
+const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// Asks the kernel to back `bytes` at `ptr` with transparent huge pages where the system leaves
+/// that to the program (`madvise` mode): a loop streams through a dataset's planes with fewer
+/// TLB misses, and the hardware prefetchers, which stop at page boundaries, run on. Memory not
+/// yet touched is then faulted in 2 MiB at a time. Only a hint: nothing changes where the system
+/// declines it.
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = (ptr as usize).div_ceil(PAGE) * PAGE;
+        let end = (ptr as usize + bytes) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the range lies within the allocation just made; MADV_HUGEPAGE changes how
+            // pages are backed, never their contents.
+            let rc = unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE)
+            };
+            if rc != 0 {
+                tracing::debug!(
+                    "madvise(MADV_HUGEPAGE) on {bytes} bytes: {}",
+                    std::io::Error::last_os_error()
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
+}
+
 impl HostBuf {
     /// Allocates zeroed storage for `layout`.
     pub fn new(layout: &DatLayout) -> Option<HostBuf> {
         let bytes = layout.bytes().max(1);
         let l = Layout::from_size_align(bytes, ALIGN).ok()?;
-        // SAFETY: `l` has a non-zero size.
-        let ptr = NonNull::new(unsafe { alloc_zeroed(l) })?;
+        let ptr = if bytes >= HUGE_PAGE_MIN_BYTES {
+            // Advised before the first touch (zeroing), so pages fault in huge.
+            // SAFETY: `l` has a non-zero size.
+            let ptr = NonNull::new(unsafe { alloc(l) })?;
+            advise_huge_pages(ptr.as_ptr(), bytes);
+            // SAFETY: `ptr` points to `bytes` writable bytes just allocated.
+            unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, bytes) };
+            ptr
+        } else {
+            // SAFETY: `l` has a non-zero size.
+            NonNull::new(unsafe { alloc_zeroed(l) })?
+        };
         Some(HostBuf {
             ptr,
             bytes,

@@ -74,6 +74,12 @@ fn b_value_kernel(a: Read<f64>, b: Write<f64>) {
         };
 }
 
+/// `mul_add` is one fused multiply-add: WGSL `fma`, and on the CPU a single rounding.
+#[kernel]
+fn fused(a: Read<f64>, b: Write<f64>, w: Global<f64>) {
+    b[(0, 0)] = a[(0, 0)].mul_add(w, a[(1, 0)]);
+}
+
 #[kernel]
 fn uses_f64_exp(a: Read<f64>, b: Write<f64>) {
     b[(0, 0)] = a[(0, 0)].exp();
@@ -94,6 +100,7 @@ fn every_registered_kernel_validates() {
             "components",
             "conditional",
             "everything",
+            "fused",
             "ideal_gas",
             "one_d",
             "uses_f64_exp"
@@ -157,4 +164,30 @@ fn full_write_needs_every_path_and_component() {
     );
     assert!(p[3].full_write, "w is written on both branches");
     assert!(ideal_gas.params()[2].full_write);
+}
+
+#[test]
+fn mul_add_rounds_once() {
+    use ops_backends::prelude::*;
+    assert!(fused.wgsl().unwrap().contains("fma("));
+    // (1 + 2^-30)^2 - (1 + 2^-29) is 2^-60 exactly; rounding the product first gives 0.
+    let x = 1.0 + 2f64.powi(-30);
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    let grid = ops.block("grid", 2).unwrap();
+    let init = [x, -(1.0 + 2f64.powi(-29))];
+    let a = ops
+        .dat_with(&grid, "a", DatSpec::<f64, 2>::new([2, 1]).init(&init))
+        .unwrap();
+    let b = ops.dat::<f64, 2>(&grid, "b", [2, 1], Halo::none()).unwrap();
+    let pts = ops.stencil("S2D_00_P10", &[[0, 0], [1, 0]]).unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    ops.par_loop(
+        fused,
+        "fused",
+        &grid,
+        [0..1, 0..1],
+        &[a.arg(&pts, Read), b.arg(&pt, Write), Arg::global(x)],
+    )
+    .unwrap();
+    assert_eq!(ops.fetch_data(&b).unwrap()[0], 2f64.powi(-60));
 }

@@ -32,9 +32,9 @@ pub enum ResilienceError {
     Runtime {
         /// What was being done.
         context: String,
-        /// The runtime's error.
+        /// The runtime's error (boxed: it is large, and rare).
         #[source]
-        source: OpsError,
+        source: Box<OpsError>,
     },
     /// A restarted run does not follow the run it continues.
     #[error("restart diverged: {0}")]
@@ -80,7 +80,7 @@ impl ResilienceError {
     pub fn runtime(context: impl Into<String>, source: OpsError) -> Self {
         ResilienceError::Runtime {
             context: context.into(),
-            source,
+            source: Box::new(source),
         }
     }
 

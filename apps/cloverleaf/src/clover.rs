@@ -14,28 +14,7 @@ pub const G_SMALL: f64 = 1.0e-16;
 /// See [`G_SMALL`].
 pub const G_BIG: f64 = 1.0e21;
 
-/// What the field summary reports, over the interior cells.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Summary {
-    /// Step the summary was taken after (0: the initial state).
-    pub step: u64,
-    /// Simulated time.
-    pub time: f64,
-    /// Total volume.
-    pub volume: f64,
-    /// Total mass.
-    pub mass: f64,
-    /// Mass / volume.
-    pub density: f64,
-    /// Volume-weighted mean pressure.
-    pub pressure: f64,
-    /// Total internal energy.
-    pub internal_energy: f64,
-    /// Total kinetic energy.
-    pub kinetic_energy: f64,
-    /// Internal + kinetic.
-    pub total_energy: f64,
-}
+pub use ops_app_common::summary::Summary;
 
 /// Which limit set the time step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

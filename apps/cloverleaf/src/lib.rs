@@ -13,11 +13,12 @@ pub mod kernels;
 pub mod output;
 pub mod visit;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use ops::prelude::*;
+use ops_app_common::progress::{fraction_done, Progress};
 
 use crate::clover::{Clover, Summary};
 use crate::deck::{Deck, DeckError};
@@ -114,26 +115,6 @@ pub fn load_deck(cli: &Cli) -> Result<Deck, DeckError> {
     }
 }
 
-/// Progress reporting: an indicatif bar on a terminal, plain lines otherwise.
-enum Progress {
-    Bar(indicatif::ProgressBar),
-    Plain,
-}
-
-impl Progress {
-    fn println(&self, out: &mut dyn Write, text: &str) -> std::io::Result<()> {
-        match self {
-            Progress::Bar(b) => b.suspend(|| {
-                let mut o = std::io::stdout().lock();
-                o.write_all(text.as_bytes())?;
-                o.write_all(b"\n")?;
-                o.flush()
-            }),
-            Progress::Plain => writeln!(out, "{text}"),
-        }
-    }
-}
-
 /// Runs the deck the command line names, printing to `out` (the summaries, the step lines when
 /// not drawing a progress bar, the verdict and, if asked, the profile).
 pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
@@ -210,18 +191,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         })?;
     }
 
-    let progress = if rank == 0 && !cli.no_progress && std::io::stdout().is_terminal() {
-        let bar = indicatif::ProgressBar::new(1000);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40.cyan/blue} {percent:>3}% {msg} [{elapsed_precise} < {eta_precise}]",
-            )
-            .expect("progress template"),
-        );
-        Progress::Bar(bar)
-    } else {
-        Progress::Plain
-    };
+    let progress = Progress::new(rank == 0 && !cli.no_progress);
 
     let end_step = clover.deck.end_step;
     let end_time = clover.deck.end_time;
@@ -231,34 +201,21 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     loop {
         let info = clover.hydro_step()?;
         let line = output::step_line(clover.step, info.time, &info);
-        match &progress {
-            Progress::Bar(b) => {
-                let by_step = if end_step > 0 {
-                    clover.step as f64 / end_step as f64
-                } else {
-                    1.0
-                };
-                let by_time = if end_time > 0.0 {
-                    clover.time / end_time
-                } else {
-                    1.0
-                };
-                let frac = by_step.max(by_time).clamp(0.0, 1.0);
-                b.set_position((frac * 1000.0) as u64);
-                b.set_message(format!(
-                    "step {} t={:.4} dt={:.2e} ({})",
-                    clover.step,
-                    clover.time,
-                    info.dt,
-                    info.control.label()
-                ));
-            }
-            Progress::Plain => writeln!(out, "{line}").map_err(io("stdout"))?,
-        }
+        let fraction = fraction_done(clover.step, end_step, clover.time, end_time);
+        let message = || {
+            format!(
+                "step {} t={:.4} dt={:.2e} ({})",
+                clover.step,
+                clover.time,
+                info.dt,
+                info.control.label()
+            )
+        };
+        progress
+            .step(out, fraction, message, &line)
+            .map_err(io("stdout"))?;
         if info.dt < clover.deck.dtmin {
-            if let Progress::Bar(b) = &progress {
-                b.abandon();
-            }
+            progress.abandon();
             return Err(AppError::SmallTimestep {
                 step: clover.step,
                 dt: info.dt,
@@ -290,9 +247,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         }
     }
     let wall = t0.elapsed().as_secs_f64();
-    if let Progress::Bar(b) = &progress {
-        b.finish_and_clear();
-    }
+    progress.finish();
     let s = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
     summaries.push(s);

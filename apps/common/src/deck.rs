@@ -251,7 +251,37 @@ pub fn check_mesh(
     end_line: usize,
     has_states: bool,
     [xmin, xmax, ymin, ymax]: [f64; 4],
-    [x_cells, y_cells]: [usize; 2],
+    cells: [usize; 2],
+) -> Result<(), DeckError> {
+    check_mesh_dims(
+        file,
+        end_line,
+        has_states,
+        &[(xmin, xmax), (ymin, ymax)],
+        &cells,
+    )
+}
+
+/// [`check_mesh`] for any number of dimensions: `extents` holds `(min, max)` of the domain per
+/// dimension (x, y, z, ...) and `cells` the cells per dimension.
+///
+/// ```
+/// use ops_app_common::deck::check_mesh_dims;
+///
+/// let extents = [(0.0, 1.0), (0.0, 1.0), (0.0, 1.0)];
+/// assert!(check_mesh_dims("t.in", 3, true, &extents, &[4, 4, 4]).is_ok());
+/// let flat = [(0.0, 1.0), (0.0, 1.0), (1.0, 1.0)];
+/// let err = check_mesh_dims("t.in", 3, true, &flat, &[4, 4, 4]).unwrap_err();
+/// assert_eq!(err.to_string(), "t.in:3: the domain is empty: zmin 1 is not below zmax 1");
+/// let err = check_mesh_dims("t.in", 3, true, &extents, &[2048, 2048, 2048]).unwrap_err();
+/// assert_eq!(err.message, "2048 x 2048 x 2048 cells is more than 2147483648");
+/// ```
+pub fn check_mesh_dims(
+    file: &str,
+    end_line: usize,
+    has_states: bool,
+    extents: &[(f64, f64)],
+    cells: &[usize],
 ) -> Result<(), DeckError> {
     let err = |message: String| DeckError {
         file: file.to_string(),
@@ -263,19 +293,22 @@ pub fn check_mesh(
             "no states defined (at least `state 1` is needed)".into()
         ));
     }
-    if xmax <= xmin {
-        return Err(err(format!(
-            "the domain is empty: xmin {xmin} is not below xmax {xmax}"
-        )));
+    for (&(min, max), axis) in extents.iter().zip(['x', 'y', 'z']) {
+        if max <= min {
+            return Err(err(format!(
+                "the domain is empty: {axis}min {min} is not below {axis}max {max}"
+            )));
+        }
     }
-    if ymax <= ymin {
+    let total = cells
+        .iter()
+        .try_fold(1usize, |acc, &c| acc.checked_mul(c))
+        .unwrap_or(usize::MAX);
+    if total > MAX_CELLS {
+        let shown: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
         return Err(err(format!(
-            "the domain is empty: ymin {ymin} is not below ymax {ymax}"
-        )));
-    }
-    if x_cells.saturating_mul(y_cells) > MAX_CELLS {
-        return Err(err(format!(
-            "{x_cells} x {y_cells} cells is more than {MAX_CELLS}"
+            "{} cells is more than {MAX_CELLS}",
+            shown.join(" x ")
         )));
     }
     Ok(())
@@ -409,6 +442,50 @@ pub fn parse_state<'a>(
     extra_keys: &[&'static str],
     states: &mut Vec<Option<StateSpec>>,
 ) -> Result<(), DeckError> {
+    let keywords = StateKeywords {
+        geometries: &["rectangle", "circle", "point"],
+        extra_keys,
+    };
+    parse_state_with(file, state, words, &keywords, states)
+}
+
+/// What a `state N` line may hold besides `density`, `energy`, `geometry`, `xmin`, `xmax`,
+/// `ymin`, `ymax` and `radius`: the names `geometry` accepts and the app's own real-valued
+/// keywords.
+#[derive(Clone, Copy, Debug)]
+pub struct StateKeywords<'k> {
+    /// The geometry names (CloverLeaf 2D: rectangle, circle, point; 3D: cuboid, sphere, point).
+    pub geometries: &'k [&'static str],
+    /// Real-valued keywords kept in [`StateSpec::extra`] (velocities, `zmin`, `zmax`, ...).
+    pub extra_keys: &'k [&'static str],
+}
+
+/// [`parse_state`] with the app's own geometry names as well as its own keywords.
+///
+/// ```
+/// use ops_app_common::deck::{parse_state_with, tokenize, StateKeywords};
+///
+/// let keys = StateKeywords { geometries: &["cuboid", "sphere", "point"], extra_keys: &["zmin"] };
+/// let text = "*clover\nstate 2 density 1 energy 1 geometry sphere zmin 3\nstate 1 geometry x\n*endclover\n";
+/// let (lines, _) = tokenize("t.in", text, "clover").unwrap();
+/// let mut states = Vec::new();
+/// parse_state_with("t.in", &lines[0][0], lines[0][1..].iter(), &keys, &mut states).unwrap();
+/// let s = states[1].as_ref().unwrap();
+/// assert_eq!((s.geometry.as_ref().unwrap().0.as_str(), s.extra("zmin")), ("sphere", Some(3.0)));
+/// let err = parse_state_with("t.in", &lines[1][0], lines[1][1..].iter(), &keys, &mut states);
+/// assert_eq!(
+///     err.unwrap_err().to_string(),
+///     "t.in:3: state 1: unknown geometry `x` (cuboid, sphere or point)"
+/// );
+/// ```
+pub fn parse_state_with<'a>(
+    file: &str,
+    state: &Word,
+    words: impl IntoIterator<Item = &'a Word>,
+    keywords: &StateKeywords<'_>,
+    states: &mut Vec<Option<StateSpec>>,
+) -> Result<(), DeckError> {
+    let extra_keys = keywords.extra_keys;
     let err = |line: usize, message: String| DeckError {
         file: file.to_string(),
         line,
@@ -466,16 +543,17 @@ pub fn parse_state<'a>(
             "radius" => s.radius = Some(parse_real(file, sval()?, skey)?),
             "geometry" => {
                 let g = sval()?;
-                match g.text.as_str() {
-                    "rectangle" | "circle" | "point" => s.geometry = Some((g.text.clone(), g.line)),
-                    other => {
-                        return Err(err(
-                            g.line,
-                            format!(
-                                "state {n}: unknown geometry `{other}` (rectangle, circle or point)"
-                            ),
-                        ))
-                    }
+                if keywords.geometries.contains(&g.text.as_str()) {
+                    s.geometry = Some((g.text.clone(), g.line));
+                } else {
+                    return Err(err(
+                        g.line,
+                        format!(
+                            "state {n}: unknown geometry `{}` ({})",
+                            g.text,
+                            one_of(keywords.geometries)
+                        ),
+                    ));
                 }
             }
             other => match extra_keys.iter().find(|k| **k == other) {
@@ -499,6 +577,15 @@ pub fn parse_state<'a>(
     }
     states[n - 1] = Some(s);
     Ok(())
+}
+
+/// `a, b or c`.
+fn one_of(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }
 
 /// A state that passed [`check_states`].

@@ -1,9 +1,10 @@
-//! Code shared by the CloverLeaf and TeaLeaf mini-apps.
+//! Code shared by the mini-apps (CloverLeaf 2D and 3D, TeaLeaf).
 //!
-//! Both apps read input decks in the same keyword syntax (a `*clover` or `*tea` block) and print
-//! numbers with the same Fortran edit descriptors. This crate holds that common layer so the two
-//! apps share one deck reader ([`deck`]) and one set of formatters ([`output`]); each app keeps
-//! its own keywords, deck struct and output layout.
+//! The apps read input decks in the same keyword syntax (a `*clover` or `*tea` block) and print
+//! numbers with the same Fortran edit descriptors. This crate holds that common layer so they
+//! share one deck reader ([`deck`]), one set of formatters ([`output`]) and one progress display
+//! ([`progress`]); the two CloverLeafs also share their field summary ([`summary`]: quantities,
+//! table, JSON). Each app keeps its own keywords, deck struct and method.
 //!
 //! ```
 //! use ops_app_common::{deck, output};
@@ -18,3 +19,5 @@
 
 pub mod deck;
 pub mod output;
+pub mod progress;
+pub mod summary;

@@ -70,14 +70,14 @@ pub fn ops_parallel(backend: BackendKind, threads: usize) -> Ops {
     .unwrap()
 }
 
+/// A failing random program, shrunk: its steps and its global values.
+pub type PropertyFailure = proptest::test_runner::TestError<(Vec<Step>, Vec<f64>)>;
+
 /// The seq-vs-rayon property on `cases` random programs drawn from the fixed `seed`: every
 /// dataset and reduction result of `seq` equals `rayon`'s with 1, 2 and 3 threads, bitwise.
 /// Returns the most threads any rayon runtime used for a program (the property says nothing
 /// unless loops really ran on several threads), or the smallest failing program (shrunk).
-pub fn seq_rayon_property(
-    cases: u32,
-    seed: u64,
-) -> Result<usize, proptest::test_runner::TestError<(Vec<Step>, Vec<f64>)>> {
+pub fn seq_rayon_property(cases: u32, seed: u64) -> Result<usize, PropertyFailure> {
     use proptest::test_runner::{Config, RngSeed, TestRunner};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let config = Config {

@@ -401,6 +401,11 @@ impl Lower<'_> {
                     (MathFn::Max, false) => {
                         quote!({ let a = #a; let b = #b; if b > a { b } else { a } })
                     }
+                    // One rounding, as the FMA instruction (or libm's fma without one).
+                    (MathFn::MulAdd, _) => {
+                        let c = args.get(2).map(|c| self.expr(c));
+                        quote!((#a).mul_add(#b, #c))
+                    }
                     _ => {
                         let m = Ident::new(f.name(), Span::call_site());
                         quote!((#a).#m(#b))

@@ -190,6 +190,7 @@ pub enum MathFn {
     Signum,
     Copysign,
     Clamp,
+    MulAdd,
 }
 
 impl MathFn {
@@ -208,6 +209,7 @@ impl MathFn {
             "signum" => MathFn::Signum,
             "copysign" => MathFn::Copysign,
             "clamp" => MathFn::Clamp,
+            "mul_add" => MathFn::MulAdd,
             _ => return None,
         })
     }
@@ -226,13 +228,14 @@ impl MathFn {
             MathFn::Signum => "signum",
             MathFn::Copysign => "copysign",
             MathFn::Clamp => "clamp",
+            MathFn::MulAdd => "mul_add",
         }
     }
     /// Number of arguments besides the receiver.
     pub fn arity(self) -> usize {
         match self {
             MathFn::Min | MathFn::Max | MathFn::Powi | MathFn::Powf | MathFn::Copysign => 1,
-            MathFn::Clamp => 2,
+            MathFn::Clamp | MathFn::MulAdd => 2,
             _ => 0,
         }
     }

@@ -434,6 +434,13 @@ impl Lower<'_> {
                     MathFn::Exp => format!("exp({a})"),
                     MathFn::Ln => format!("log({a})"),
                     MathFn::Clamp => unreachable!("the parser writes clamp as max, then min"),
+                    MathFn::MulAdd => {
+                        let c = match args.get(2) {
+                            Some(c) => self.expr(c, depth, w)?,
+                            None => String::new(),
+                        };
+                        format!("fma({a}, {b}, {c})")
+                    }
                 }
             }
             Expr::CallFn(callee, args, _) => {

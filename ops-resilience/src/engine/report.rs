@@ -81,7 +81,7 @@ impl Resilience {
                 })
             })
             .collect();
-        cands.sort_by(|a, b| a.bytes_max.cmp(&b.bytes_max));
+        cands.sort_by_key(|a| a.bytes_max);
         loc.candidates = cands;
     }
 

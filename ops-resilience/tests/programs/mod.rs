@@ -489,8 +489,8 @@ impl World {
 
     fn interior(&self) -> IterRange {
         let mut hi = [1; 3];
-        for d in 0..self.dims {
-            hi[d] = self.n[d] as i32;
+        for (h, n) in hi.iter_mut().zip(self.n).take(self.dims) {
+            *h = n as i32;
         }
         self.range([0; 3], hi)
     }
@@ -604,7 +604,7 @@ impl World {
                         self.ops_seq(body)?;
                         trips += 1;
                         let v = self.probe(&probe.0, probe.1)?;
-                        if trips >= 1 + (v.to_bits() >> 3) % max {
+                        if trips > (v.to_bits() >> 3) % max {
                             break;
                         }
                     }
@@ -624,7 +624,7 @@ impl World {
                     lo[0] = 0;
                     let v: f64 = self.ops.fetch_range(&x, self.range(lo, hi))?.iter().sum();
                     self.seen.push(v.to_bits());
-                    if (v.to_bits() >> 5) % 3 != 0 {
+                    if !(v.to_bits() >> 5).is_multiple_of(3) {
                         self.ops_seq(body)?;
                     }
                 }

@@ -8,7 +8,7 @@ use crate::items::{looks_like_const, path_key, ConstValue, ItemSig};
 use syn::{Error, Result};
 
 /// The methods the language offers, for error messages.
-const METHODS: &str = "sqrt abs min max clamp powi powf exp ln floor ceil signum copysign";
+const METHODS: &str = "sqrt abs min max clamp powi powf exp ln floor ceil signum copysign mul_add";
 
 impl Checker<'_> {
     /// Types an expression; `hint` is the type the context expects (used by untyped literals).
@@ -308,7 +308,7 @@ impl Checker<'_> {
     fn method(&mut self, m: &syn::ExprMethodCall, hint: Option<Ty>) -> Result<Expr> {
         let name = m.method.to_string();
         let f = MathFn::from_name(&name).ok_or_else(|| {
-            let more = if name == "min_by" || name == "total_cmp" || name == "mul_add" {
+            let more = if name == "min_by" || name == "total_cmp" {
                 "; write the arithmetic out"
             } else {
                 ""
