@@ -115,8 +115,16 @@ fn restart_and_compare(
 }
 
 /// Runs the whole property for one program: reference, checkpointed run, restarts.
-fn property(seed: u64, every: u64, any_location: bool, hint: bool, restarts: usize) -> usize {
-    let p = gen_prog(seed);
+fn property(
+    seed: u64,
+    every: u64,
+    any_location: bool,
+    hint: bool,
+    restarts: usize,
+    min_steps: u32,
+) -> usize {
+    let mut p = gen_prog(seed);
+    p.steps = p.steps.max(min_steps);
     let reference = run_prog(plain_ops(BackendKind::Seq), &p, &mut |_| {});
     let store = Captured::default();
     let c = cfg(every);
@@ -133,7 +141,9 @@ fn property(seed: u64, every: u64, any_location: bool, hint: bool, restarts: usi
     assert!(with_ckpt == reference, "checkpointing changed the result");
     let cks = store.all();
     let tr = trace(&p);
-    for ck in &cks {
+    // A spread of at most 16 checkpoints: the check scans the trace point by point.
+    let step = cks.len().div_ceil(16).max(1);
+    for ck in cks.iter().step_by(step) {
         check_nothing_overwritten_first_is_saved(ck, &tr);
     }
     // Restart from a spread of the checkpoints, alternating backends.
@@ -159,7 +169,13 @@ fn property(seed: u64, every: u64, any_location: bool, hint: bool, restarts: usi
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+    // Fixed seeds, so that a run is reproducible; a failure shrinks and is kept in
+    // proptest-regressions/ beside this file, and replayed first from then on.
+    #![proptest_config(ProptestConfig {
+        cases: 40,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x0b5e_55ed),
+        ..ProptestConfig::default()
+    })]
 
     /// Checkpoints at (almost) every loop: the region opens at whatever loop comes next once
     /// the previous one closed, with every=1..4 spacing them out.
@@ -167,15 +183,29 @@ proptest! {
     fn restart_from_checkpoints_at_random_loops_is_bitwise_identical(
         seed in any::<u64>(), every in 1u64..4, hint in proptest::bool::weighted(0.25)
     ) {
-        property(seed, every, true, hint, 6);
+        let taken = property(seed, every, true, hint, 6, 0);
+        prop_assert!(taken > 0, "no checkpoint was taken");
     }
 
-    /// The location chosen by the statistics (checkpoints only once learning is done).
+    /// The learnt location (checkpoints only once it is decided): 40 programs on which a
+    /// location was decided, each restarted from 3 of its checkpoints.
     #[test]
     fn restart_at_the_learnt_location_is_bitwise_identical(seed in any::<u64>()) {
-        property(seed ^ 0x5eed, 1, false, false, 3);
+        let taken = property(seed ^ 0x5eed, LEARNT_EVERY, false, false, 3, LEARNT_STEPS);
+        // Only programs on which a location was decided count as cases (too many others and
+        // proptest fails the test).
+        prop_assume!(taken > 0, "no location was decided");
     }
 }
+
+/// Steps enough for the learner to decide on most generated programs: their start-up often
+/// runs more distinct loops than their time step, and such a start-up stops counting against
+/// the time step's coverage only after `FORGET_PASSES` (256) passes (see docs/resilience.md,
+/// "Known limits").
+const LEARNT_STEPS: u32 = 300;
+
+/// Checkpoint every N steps in the learnt-location tests (a few dozen checkpoints a run).
+const LEARNT_EVERY: u64 = 4;
 
 /// A fixed program with many steps, so that the learning phase completes and checkpoints are
 /// taken at the chosen location.
@@ -185,11 +215,11 @@ fn learnt_location_takes_checkpoints_and_restarts_exactly() {
     let mut with_ckpts = 0;
     for seed in 0..40u64 {
         let mut p = gen_prog(seed);
-        p.steps = 12;
+        p.steps = LEARNT_STEPS;
         tried += 1;
         let reference = run_prog(plain_ops(BackendKind::Seq), &p, &mut |_| {});
         let store = Captured::default();
-        let ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
+        let ops = ops_with(BackendKind::Seq, cfg(LEARNT_EVERY), &store, |_| {});
         assert!(run_prog(ops, &p, &mut |_| {}) == reference);
         let cks = store.all();
         if cks.is_empty() {
@@ -199,7 +229,7 @@ fn learnt_location_takes_checkpoints_and_restarts_exactly() {
         let tr = trace(&p);
         for ck in [&cks[0], cks.last().unwrap()] {
             check_nothing_overwritten_first_is_saved(ck, &tr);
-            let mut c = cfg(1);
+            let mut c = cfg(LEARNT_EVERY);
             c.restart = true;
             restart_and_compare(&p, ck, &reference, BackendKind::Rayon, c, false);
         }

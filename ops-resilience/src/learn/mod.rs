@@ -564,10 +564,15 @@ impl Learner {
     /// reviewing.
     fn analyse(&mut self, counts: &dyn Counts) {
         let levels = structure::analyse(&self.trace.locs, counts.distinct());
-        if std::env::var("OPS_DEBUG_LEARN").is_ok() {
-            for l in levels.iter().filter(|l| l.passes >= 2) {
-                eprintln!("{} LEVEL {} members {} core {} union {} passes {} covers {} alike {} elig {} distinct {}", self.trace.start + self.trace.locs.len() as u64, l.anchor, l.members.len(), l.core.len(), l.union.len(), l.passes, l.covers, l.alike, l.eligible, counts.distinct());
-            }
+        for l in levels.iter().filter(|l| l.passes >= 2) {
+            tracing::trace!(
+                at = self.trace.start + self.trace.locs.len() as u64,
+                anchor = l.anchor,
+                members = l.members.len(),
+                passes = l.passes,
+                eligible = l.eligible,
+                "recurring level"
+            );
         }
         let decided = self.decision.as_ref().map(|d| d.level.anchor);
         let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
