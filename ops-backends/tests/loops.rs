@@ -721,3 +721,41 @@ fn host_storage_is_64_byte_aligned() {
         assert_eq!(b.as_bytes(), &[0u8; 12]);
     }
 }
+
+/// `--ops-check-finite`: a NaN or infinite floating-point reduction result is an error naming
+/// the reduction; without it the value is handed over as computed.
+#[test]
+fn check_finite_refuses_nan_and_infinite_reduction_results() {
+    for (poison, shown) in [(f64::NAN, "NaN"), (f64::INFINITY, "inf")] {
+        let mut data = vec![1.0; 12];
+        data[5] = poison;
+        let (sum, _) = sum_min_on(seq(), &data, 4, 3);
+        assert_eq!(sum.to_bits(), (poison + 11.0).to_bits(), "unchecked");
+
+        let config = OpsConfig::new(BackendKind::Seq).with_check_finite(true);
+        let mut ops = ops_from_config(config).unwrap();
+        let g = ops.block("g", 2).unwrap();
+        let d = ops
+            .dat_with(&g, "d", DatSpec::<f64, 2>::new([4, 3]).init(&data))
+            .unwrap();
+        let pt = ops.stencil("pt", &[[0, 0]]).unwrap();
+        let s = ops.reduction::<f64>("sum", ReduceOp::Sum);
+        let m = ops.reduction::<f64>("min", ReduceOp::Min);
+        ops.par_loop(
+            SumMin,
+            "sum_min",
+            &g,
+            [0..4, 0..3],
+            &[d.arg(&pt, Read), s.arg(), m.arg()],
+        )
+        .unwrap();
+        let err = ops.reduction_result(&s).unwrap_err();
+        assert!(
+            matches!(&err, OpsError::NotFinite { reduction, value }
+                if &**reduction == "sum" && &**value == shown),
+            "{err}"
+        );
+        // The minimum ignores NaN (or is finite): it is handed over.
+        assert_eq!(ops.reduction_result(&m).unwrap(), 1.0);
+    }
+}

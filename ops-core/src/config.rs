@@ -93,6 +93,11 @@ pub struct OpsArgs {
     /// this JSON file: two runs computed the same fields exactly when their digests are equal.
     #[arg(long = "ops-digest", env = "OPS_DIGEST", value_name = "FILE")]
     pub digest: Option<std::path::PathBuf>,
+    /// Stop with an error naming the reduction when a floating-point reduction's result is NaN
+    /// or infinite (the quantities that steer a program's control flow: time steps,
+    /// residuals, sums), instead of computing on with it.
+    #[arg(long = "ops-check-finite", env = "OPS_CHECK_FINITE")]
+    pub check_finite: bool,
 }
 
 impl Default for OpsArgs {
@@ -102,6 +107,7 @@ impl Default for OpsArgs {
             threads: None,
             inline_points: None,
             digest: None,
+            check_finite: false,
         }
     }
 }
@@ -120,6 +126,9 @@ pub struct OpsConfig {
     /// Where [`Ops::finish`](crate::Ops::finish) writes every dataset's checksum
     /// (`--ops-digest`).
     pub digest: Option<std::path::PathBuf>,
+    /// [`Ops::reduction_result`](crate::Ops::reduction_result) refuses NaN and infinite
+    /// floating-point results (`--ops-check-finite`).
+    pub check_finite: bool,
 }
 
 impl OpsConfig {
@@ -130,7 +139,14 @@ impl OpsConfig {
             threads: None,
             inline_points: None,
             digest: None,
+            check_finite: false,
         }
+    }
+
+    /// Makes non-finite floating-point reduction results errors (`--ops-check-finite`).
+    pub fn with_check_finite(mut self, on: bool) -> Self {
+        self.check_finite = on;
+        self
     }
 
     /// Sets the worker thread count.
@@ -164,6 +180,7 @@ impl From<&OpsArgs> for OpsConfig {
             threads: a.threads,
             inline_points: a.inline_points,
             digest: a.digest.clone(),
+            check_finite: a.check_finite,
         }
     }
 }

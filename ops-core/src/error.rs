@@ -16,6 +16,18 @@ pub type Result<T, E = OpsError> = std::result::Result<T, E>;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum OpsError {
+    /// A floating-point reduction's result is NaN or infinite (with `--ops-check-finite`).
+    #[error(
+        "reduction `{reduction}`: the result is {value} (--ops-check-finite): the computation \
+         has broken down before this point"
+    )]
+    NotFinite {
+        /// The reduction's name.
+        reduction: Box<str>,
+        /// The value.
+        value: Box<str>,
+    },
+
     /// A block must have 1, 2 or 3 dimensions.
     #[error("block `{block}`: {dims} dimensions requested, blocks have 1, 2 or 3")]
     InvalidBlockDims {

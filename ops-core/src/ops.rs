@@ -603,6 +603,24 @@ impl Ops {
                 return Err(e);
             }
         }
+        if self.config.check_finite {
+            let finite = match value {
+                Scalar::F64(v) => v.is_finite(),
+                Scalar::F32(v) => v.is_finite(),
+                Scalar::I32(_) => true,
+            };
+            if !finite {
+                let shown = match value {
+                    Scalar::F64(v) => v.to_string(),
+                    Scalar::F32(v) => v.to_string(),
+                    Scalar::I32(v) => v.to_string(),
+                };
+                return Err(OpsError::NotFinite {
+                    reduction: self.reductions[i].name.clone().into(),
+                    value: shown.into(),
+                });
+            }
+        }
         T::from_scalar(value).ok_or_else(|| OpsError::ForeignHandle {
             what: format!(
                 "reduction `{}` (observer changed its type)",

@@ -73,6 +73,14 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
         return Ok(false);
     }
     let err = |e: String| OpsError::InvalidConfig(e);
+    if let Some(path) = &cfg.diags_json {
+        check_writable(path).map_err(|e| {
+            err(format!(
+                "--ops-diags-json {}: cannot be written: {e}",
+                path.display()
+            ))
+        })?;
+    }
     let (rank, ranks) = (ops.rank(), ops.ranks());
     let app = cfg.app_name();
     let mut cfg = cfg.clone();
@@ -87,15 +95,33 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
     // Every process opens its stores and scans the directory, then all learn whether every one
     // succeeded: a process stopping alone would leave the others waiting for it.
     let layout = store::Layout::new(&dir, &app);
-    let local = store::open_rank_stores(cfg.mode, &dir, &app, cfg.keep, rank, ranks)
-        .and_then(|s| Ok((s, layout.max_sequence()?.unwrap_or(0))))
+    // The lock first: it also proves the directory writable before the run starts.
+    let own_dir = if ranks > 1 {
+        store::rank_dir(&dir, rank, ranks)
+    } else {
+        dir.clone()
+    };
+    let local = store::DirLock::acquire(&own_dir, &app)
+        .and_then(|lock| {
+            let s = store::open_rank_stores(cfg.mode, &dir, &app, cfg.keep, rank, ranks)?;
+            Ok((s, lock, layout.max_sequence()?.unwrap_or(0)))
+        })
         .map_err(|e| e.to_string());
-    let highest = collective::gather_u64(ops, local.as_ref().map(|l| l.1).map_err(Clone::clone))
+    let highest = collective::gather_u64(ops, local.as_ref().map(|l| l.2).map_err(Clone::clone))
         .map_err(in_dir)?;
-    let (stores, _) = local.map_err(in_dir)?;
+    let (stores, lock, _) = local.map_err(in_dir)?;
     let mut r = Resilience::new(cfg.clone(), Some(stores.own));
+    r.hold_lock(lock);
     r.set_distribution(rank, ranks, stores.partner);
-    r.set_next_sequence(highest.into_iter().max().unwrap_or(0) + 1);
+    let top = highest.into_iter().max().unwrap_or(0);
+    // A file numbered u64::MAX (hostile or damaged): numbering on would wrap below it.
+    let next = top.checked_add(1).ok_or_else(|| {
+        in_dir(format!(
+            "a checkpoint file has sequence number {top}: no newer one can be numbered; move \
+             it away"
+        ))
+    })?;
+    r.set_next_sequence(next);
     // The restore disabled on purpose, to prove the restart tests notice (ops_core::testing).
     if cfg.restart && !ops_core::testing::mutation("skip-restore") {
         let restart = |e: String| err(format!("--ops-restart: {e}"));
@@ -199,4 +225,28 @@ fn agree_restart(
 pub mod prelude {
     pub use crate::config::ResilienceArgs;
     pub use crate::ext::ResilienceExt;
+}
+
+/// Whether `path` can be written, so that an unwritable diagnostics path is refused before the
+/// run, not after it: an existing file is opened for appending; otherwise a probe file of this
+/// process and thread is created beside it and removed (several ranks may share the path).
+fn check_writable(path: &std::path::Path) -> std::io::Result<()> {
+    if path.exists() {
+        std::fs::OpenOptions::new().append(true).open(path)?;
+        return Ok(());
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let probe = path.with_file_name(format!(
+        ".{name}.{}.{:?}.probe",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
 }

@@ -381,10 +381,12 @@ fn run(p: usize, cfg: &ResilienceConfig) -> Vec<(Outcome, serde_json::Value)> {
         .collect()
 }
 
+/// The checkpoint files and folders in `dir` (not the run's lock file, `APP.lock`).
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
         .collect();
     v.sort();
     v

@@ -224,7 +224,9 @@ fn a_file_in_the_wrong_place_or_of_another_run_is_not_used() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     write(dir, 1, 2, &[0, 1], &[]);
-    // Rank 1's file copied into rank 0's place: it says rank 1, so rank 0 has no file.
+    // Rank 1's file copied into rank 0's place with its manifest edited to name it: the edit
+    // breaks the manifest's own checksum (behind which /meta's rank is checked too), so rank 0
+    // has no file.
     let (src, dst) = (own_h5(dir, 1, 1), own_h5(dir, 0, 1));
     std::fs::copy(&src, &dst).unwrap();
     let m = std::fs::read_to_string(src.with_extension("json")).unwrap();
@@ -242,7 +244,7 @@ fn a_file_in_the_wrong_place_or_of_another_run_is_not_used() {
         found
             .rejected
             .iter()
-            .any(|r| r.reason.contains("expected rank 0 of 2")),
+            .any(|r| r.reason.contains("manifest damaged")),
         "{:?}",
         found.rejected
     );

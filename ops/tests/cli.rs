@@ -201,6 +201,114 @@ fn a_corrupted_newest_checkpoint_is_rejected_by_name_and_an_older_one_used() {
 }
 
 #[test]
+fn a_flipped_byte_in_the_newest_checkpoint_falls_back_to_the_previous_one() {
+    let s = Scratch::new("flip");
+    let want = reference(&s);
+    let dir = s.path("ck");
+    let d = dir.to_str().unwrap();
+    let out = s.path("out.txt");
+    let mut args = ckpt_flags(d, "blocking");
+    args.extend(["--ops-checkpoint-keep", "3"]);
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    files.sort();
+    // One bit in the file's first kilobyte (HDF5's superblock and object headers: what crashed
+    // the library before the whole file was checksummed).
+    let newest = files.last().unwrap();
+    let mut bytes = std::fs::read(newest).unwrap();
+    bytes[200] ^= 0x10;
+    std::fs::write(newest, &bytes).unwrap();
+    let _ = std::fs::remove_file(&out);
+    args.extend(["--ops-restart", "--ops-diags", "1"]);
+    let o = run(heat(&out, &args));
+    assert!(o.status.success(), "{}", text(&o));
+    let name = newest.file_name().unwrap().to_str().unwrap();
+    assert!(
+        text(&o).contains("rejected checkpoint")
+            && text(&o).contains(name)
+            && text(&o).contains("damaged"),
+        "{}",
+        text(&o)
+    );
+    let older = files[files.len() - 2]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    let seq: u64 = older.split('.').nth(2).unwrap().parse().unwrap();
+    assert!(
+        text(&o).contains(&format!("restored checkpoint {seq} ")),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+}
+
+#[test]
+fn a_directory_in_use_by_another_run_is_refused_naming_the_holder() {
+    let s = Scratch::new("locked");
+    let dir = s.path("ck");
+    let d = dir.to_str().unwrap();
+    let out = s.path("out.txt");
+    // This test process holds the directory, as a running job would.
+    let held = ops::ops_resilience::store::DirLock::acquire(&dir, "ops-heat").unwrap();
+    for restart in [false, true] {
+        let mut args = ckpt_flags(d, "blocking");
+        if restart {
+            args.push("--ops-restart");
+        }
+        let o = run(heat(&out, &args));
+        assert!(!o.status.success(), "restart {restart}: accepted");
+        assert!(
+            text(&o).contains("in use by another run")
+                && text(&o).contains(&format!("pid {}", std::process::id()))
+                && text(&o).contains("--ops-checkpoint-dir"),
+            "{}",
+            text(&o)
+        );
+    }
+    drop(held);
+    let o = run(heat(&out, &ckpt_flags(d, "blocking")));
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn unusable_paths_and_numbers_are_refused_before_the_run() {
+    let s = Scratch::new("paths");
+    let out = s.path("out.txt");
+    // A diagnostics file that cannot be written: refused at start, naming the flag.
+    let o = run(heat(
+        &out,
+        &["--ops-diags-json", "/nonexistent-dir/diags.json"],
+    ));
+    assert!(
+        !o.status.success() && text(&o).contains("--ops-diags-json"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.exists(), "the run went ahead");
+    // A checkpoint numbered u64::MAX: no newer one can be numbered (it used to wrap to 0).
+    let dir = s.path("ck");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("ops-heat.ckpt.{}.rank0.h5", u64::MAX)),
+        b"x",
+    )
+    .unwrap();
+    let o = run(heat(&out, &ckpt_flags(dir.to_str().unwrap(), "blocking")));
+    assert!(
+        !o.status.success() && text(&o).contains("no newer one can be numbered"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
 fn bad_flag_values_are_errors_naming_the_flag() {
     let s = Scratch::new("flags");
     let out = s.path("out.txt");

@@ -68,6 +68,19 @@ pub enum AppError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A quantity that steers or reports the run became NaN or infinite.
+    #[error(
+        "step {step}: {what} is {value}: the solution has broken down (check the deck's \
+         states and timestep keywords)"
+    )]
+    NotFinite {
+        /// Step number.
+        step: u64,
+        /// What became non-finite.
+        what: String,
+        /// Its value.
+        value: f64,
+    },
     /// The step fell below the minimum.
     #[error(
         "timestep: small timestep {dt:e} at step {step} (below {dtmin:e}); set by cell ({j}, {k}) at x {x:e}, y {y:e}"
@@ -112,6 +125,18 @@ pub fn load_deck(cli: &Cli) -> Result<Deck, DeckError> {
     match &cli.deck {
         Some(p) => deck::load(p),
         None => deck::parse("<built-in clover_bm_short.in>", deck::DEFAULT_DECK),
+    }
+}
+
+/// Stops the run when a field summary holds NaN or an infinity.
+fn finite(s: &clover::Summary) -> Result<(), AppError> {
+    match s.first_non_finite() {
+        Some((what, value)) => Err(AppError::NotFinite {
+            step: s.step,
+            what: format!("the field summary's {what}"),
+            value,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -183,6 +208,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let mut summaries = Vec::new();
     let s0 = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s0)).map_err(io("stdout"))?;
+    finite(&s0)?;
     summaries.push(s0);
     if let Some(v) = visit.as_mut() {
         v.dump(&mut clover).map_err(|e| AppError::Io {
@@ -214,6 +240,14 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         progress
             .step(out, fraction, message, &line)
             .map_err(io("stdout"))?;
+        if !info.dt.is_finite() {
+            progress.abandon();
+            return Err(AppError::NotFinite {
+                step: clover.step,
+                what: "the timestep".into(),
+                value: info.dt,
+            });
+        }
         if info.dt < clover.deck.dtmin {
             progress.abandon();
             return Err(AppError::SmallTimestep {
@@ -232,6 +266,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             progress
                 .println(out, &output::summary_table(&s))
                 .map_err(io("stdout"))?;
+            if let Err(e) = finite(&s) {
+                progress.abandon();
+                return Err(e);
+            }
             summaries.push(s);
         }
         if let Some(v) = visit.as_mut() {
@@ -250,6 +288,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     progress.finish();
     let s = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
+    finite(&s)?;
     summaries.push(s);
     writeln!(out, "\n Calculation complete\n Clover is finishing\n Wall clock {wall:.6} s ({} steps, {:.6} s/step)", clover.step, wall / clover.step.max(1) as f64)
         .map_err(io("stdout"))?;

@@ -46,6 +46,35 @@ impl Summary {
             self.total_energy,
         ]
     }
+
+    /// The first quantity that is NaN or infinite, by name, with its value: a run whose
+    /// summary holds one has broken down and must stop rather than print noise.
+    ///
+    /// ```
+    /// use ops_app_common::summary::Summary;
+    ///
+    /// let mut s = Summary { step: 2, time: 0.5, volume: 8.0, mass: 4.0, density: 0.5,
+    ///                       pressure: 1.0, internal_energy: 3.0, kinetic_energy: 1.0,
+    ///                       total_energy: 4.0 };
+    /// assert_eq!(s.first_non_finite(), None);
+    /// s.pressure = f64::NAN;
+    /// assert_eq!(s.first_non_finite().map(|q| q.0), Some("pressure"));
+    /// ```
+    pub fn first_non_finite(&self) -> Option<(&'static str, f64)> {
+        const NAMES: [&str; 7] = [
+            "volume",
+            "mass",
+            "density",
+            "pressure",
+            "internal energy",
+            "kinetic energy",
+            "total energy",
+        ];
+        NAMES
+            .into_iter()
+            .zip(self.quantities())
+            .find(|(_, v)| !v.is_finite())
+    }
 }
 
 /// The field summary block as the originals print it, each quantity as Fortran `E16.<digits>`

@@ -329,7 +329,16 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
                 }
                 "tl_eps" => {
                     again("tl_eps", &mut deck.notes);
-                    deck.eps = parse_real(file, value("a value")?, key)?;
+                    let v = parse_real(file, value("a value")?, key)?;
+                    // The solve stops when the residual falls below eps times the initial one:
+                    // zero or less never converges (the original runs tl_max_iters iterations).
+                    if !(v > 0.0 && v.is_finite()) {
+                        return Err(err(
+                            w.line,
+                            format!("`tl_eps` must be a positive number, got {v}"),
+                        ));
+                    }
+                    deck.eps = v;
                 }
                 "tl_ch_cg_presteps" => {
                     again("tl_ch_cg_presteps", &mut deck.notes);
@@ -674,6 +683,21 @@ mod tests {
         .unwrap();
         assert_eq!(d.x_cells, 5);
         assert_eq!(d.notes.len(), 1);
+    }
+
+    #[test]
+    fn a_tolerance_that_can_never_be_met_is_refused() {
+        for eps in ["0", "-1", "0.0e0"] {
+            let err = e(&format!(
+                "*tea\nstate 1 density 1 energy 1\ntl_eps {eps}\n*endtea"
+            ));
+            assert_eq!(err.line, 3);
+            assert!(
+                err.to_string()
+                    .contains("`tl_eps` must be a positive number"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -55,6 +55,25 @@ pub struct Cli {
     pub ops: OpsArgs,
 }
 
+/// Stops the run when a field summary holds NaN or an infinity: what follows would be noise.
+fn finite(s: &tea::Summary) -> std::result::Result<(), SolveError> {
+    let quantities = [
+        ("the total volume", s.volume),
+        ("the total mass", s.mass),
+        ("the mean density", s.density),
+        ("the total energy", s.energy),
+        ("the mean temperature", s.temperature),
+    ];
+    match quantities.iter().find(|(_, v)| !v.is_finite()) {
+        Some((what, value)) => Err(SolveError::NotFinite {
+            step: s.step,
+            what: format!("{what} in the field summary"),
+            value: *value,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Why a run stopped early.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -160,6 +179,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let end_time = tea.deck.end_time;
     let summary_frequency = tea.deck.summary_frequency;
     let mut iterations = Vec::new();
+    let mut unconverged = 0u64;
     let t0 = Instant::now();
     loop {
         tea.step += 1;
@@ -168,12 +188,30 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         writeln!(out, "{}", output::step_line(tea.step, tea.time, tea.dt)).map_err(io("stdout"))?;
         let report = tea.solve()?;
         writeln!(out, "{}", output::solve_lines(&report)).map_err(io("stdout"))?;
+        if !report.error.is_finite() {
+            return Err(SolveError::NotFinite {
+                step: tea.step,
+                what: "the solve's residual".into(),
+                value: report.error,
+            }
+            .into());
+        }
+        if !report.converged {
+            unconverged += 1;
+            let line = format!(
+                " Warning: step {}: the solve did not converge in tl_max_iters = {} iterations \
+                 (residual {:.3e} of the initial, tl_eps {:.3e})",
+                tea.step, tea.deck.max_iters, report.error, tea.deck.eps
+            );
+            writeln!(out, "{line}").map_err(io("stdout"))?;
+        }
         iterations.push(report.iterations);
         tea.time += tea.dt;
         let done = tea.time + G_SMALL > end_time || tea.step >= end_step;
         if !done && summary_frequency != 0 && tea.step % summary_frequency == 0 {
             let s = tea.field_summary(report.iterations)?;
             writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
+            finite(&s)?;
             summaries.push(s);
         }
         if done {
@@ -184,7 +222,16 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let last_iterations = iterations.last().copied().unwrap_or(0);
     let s = tea.field_summary(last_iterations)?;
     writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
+    finite(&s)?;
     summaries.push(s);
+    if unconverged > 0 {
+        writeln!(
+            out,
+            " Warning: {unconverged} of {} steps did not converge (raise tl_max_iters or tl_eps)",
+            tea.step
+        )
+        .map_err(io("stdout"))?;
+    }
     writeln!(
         out,
         " Calculation complete\n Tea is finishing\n Wall clock {wall:.6} s ({} steps, {} solver \

@@ -24,6 +24,19 @@ pub enum SolveError {
     /// The eigenvalue estimate failed (as the original, this ends the run).
     #[error("tea_leaf: error in calculating eigenvalues ({0})")]
     Eigenvalues(String),
+    /// A quantity that steers the run became NaN or infinite.
+    #[error(
+        "step {step}: {what} is {value}: the solution has broken down (check the deck's \
+         densities, energies and timestep)"
+    )]
+    NotFinite {
+        /// The step.
+        step: u64,
+        /// What became non-finite.
+        what: String,
+        /// Its value.
+        value: f64,
+    },
     /// PPCG's inner steps need more polynomial coefficients than were computed.
     #[error(
         "tea_leaf: tl_ppcg_inner_steps {steps} needs more Chebyshev coefficients than the {have} computed"
@@ -43,6 +56,8 @@ pub struct SolveReport {
     pub iterations: u64,
     /// Final residual norm relative to the initial one ("Conduction error").
     pub error: f64,
+    /// Whether the residual fell below `tl_eps` within `tl_max_iters` iterations.
+    pub converged: bool,
     /// With `tl_check_result`: the recomputed true residual norm, relative to the initial one.
     pub exact_error: Option<f64>,
     /// PPCG's inner iterations this step.
@@ -260,6 +275,7 @@ impl Tea {
         // by 0 (the original does, and its answer becomes NaN unless rounding noise in its
         // fused multiply-adds happens to leave a residual), so the solve stops here.
         let solved = cg_family && rro == 0.0;
+        let mut converged = solved;
         let mut n = 1;
         while n <= max_iters && !solved {
             // Whether Chebyshev / PPCG may take over from CG.
@@ -381,6 +397,7 @@ impl Tea {
                 report.messages.push(format!(" Residual {}", fmt_g(error)));
             }
             if error.abs() < deck.eps * initial_residual {
+                converged = true;
                 break;
             }
             old_error = error;
@@ -397,6 +414,7 @@ impl Tea {
         } else {
             error / initial_residual
         };
+        report.converged = converged;
         report.iterations = (n - 1) as u64;
         if solver == Solver::Ppcg {
             report.ppcg_inner_iterations = Some(ppcg_inner_iters);

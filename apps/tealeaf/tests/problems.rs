@@ -406,3 +406,35 @@ fn profile_table() {
     let (o, _) = run_deck(&shipped("reflective.in"), &[]);
     assert!(o.profile.contains("update_halo"));
 }
+
+/// A solve cut short by `tl_max_iters` is said to be unconverged, per step and at the end; a
+/// deck whose numbers overflow stops with an error naming the step and the quantity (the
+/// original prints NaN summaries and exits 0).
+#[test]
+fn unconverged_solves_warn_and_broken_numbers_stop_the_run() {
+    let deck = variant("small.in", "max-iters-1", "tl_max_iters 1");
+    let (_, text) = run_deck(&deck, &[]);
+    assert!(
+        text.contains("did not converge in tl_max_iters = 1 iterations")
+            && text.contains("steps did not converge"),
+        "{text}"
+    );
+    let (_, text) = run_deck(&shipped("small.in"), &[]);
+    assert!(!text.contains("did not converge"), "{text}");
+
+    let src = std::fs::read_to_string(shipped("small.in")).unwrap();
+    let huge = src.replacen("density=100.0", "density=1e308", 1);
+    assert_ne!(huge, src, "small.in has a density to change");
+    let path = temp_path("huge-density.in");
+    std::fs::write(&path, huge).unwrap();
+    let mut args = vec!["tealeaf".to_string(), path.display().to_string()];
+    args.extend(["--ops-threads".to_string(), "2".to_string()]);
+    let cli = Cli::try_parse_from(&args).unwrap();
+    let err = run(&cli, &mut Vec::new())
+        .expect_err("a NaN run must stop")
+        .to_string();
+    assert!(
+        err.starts_with("step ") && (err.contains("NaN") || err.contains("inf")),
+        "{err}"
+    );
+}

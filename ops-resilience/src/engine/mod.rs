@@ -140,6 +140,8 @@ pub struct Resilience {
     error: Option<ResilienceError>,
     /// The program ended (in [`LoopObserver::finish`]).
     finishing: bool,
+    /// This run's lock on its checkpoint directory, held until the run finishes.
+    lock: Option<crate::store::DirLock>,
 }
 
 impl Resilience {
@@ -186,8 +188,15 @@ impl Resilience {
             restart_payload: None,
             error: None,
             finishing: false,
+            lock: None,
             cfg,
         }
+    }
+
+    /// Holds `lock` (this run's lock on its checkpoint directory, see
+    /// [`DirLock`](crate::store::DirLock)) until the run finishes (or the tracker is dropped).
+    pub fn hold_lock(&mut self, lock: crate::store::DirLock) {
+        self.lock = Some(lock);
     }
 
     /// Makes this the tracker of rank `rank` of `ranks` processes (a distributed run; `0, 1`
@@ -521,6 +530,8 @@ impl LoopObserver for Resilience {
         }
         self.poll_completed();
         self.write_report();
+        // The run's writes are over: the directory is free for the next run.
+        self.lock = None;
     }
 
     fn take_error(&mut self) -> Option<OpsError> {

@@ -2,7 +2,7 @@
 //! last K kept; and the verifying search for the newest good checkpoint that every store uses.
 
 use super::atomic::{io_err, publish, sync_dir, write_file};
-use super::manifest::Manifest;
+use super::manifest::{file_crc, Manifest};
 use super::naming::{file_name, Kind, Naming};
 use super::{
     h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, Rejected,
@@ -162,9 +162,18 @@ impl Hdf5Store {
         }
         let h5 = self.naming.path(sequence, Kind::H5);
         let h5_tmp = self.naming.path(sequence, Kind::H5Tmp);
+        // A failed write leaves nothing behind: its partial file would fill the disk further.
+        let remove_tmp = |e: StoreError| {
+            let _ = std::fs::remove_file(&h5_tmp);
+            e
+        };
         let (dats, queries_crc32) =
-            h5file::write(&h5_tmp, ck, |file| inject::maybe_die(sequence, file))?;
-        publish(&h5_tmp, &h5)?;
+            h5file::write(&h5_tmp, ck, |file| inject::maybe_die(sequence, file))
+                .map_err(remove_tmp)?;
+        let file_crc32 = file_crc(&h5_tmp)
+            .map_err(io_err(&h5_tmp))
+            .map_err(remove_tmp)?;
+        publish(&h5_tmp, &h5).map_err(remove_tmp)?;
         let file_size = std::fs::metadata(&h5).map_err(io_err(&h5))?.len();
         let manifest = Manifest {
             format_version: super::FORMAT_VERSION,
@@ -175,14 +184,21 @@ impl Hdf5Store {
             file_size,
             dats,
             queries_crc32,
+            file_crc32,
+            manifest_crc32: 0,
             rank: (ck.meta.ranks > 1).then_some(ck.meta.rank as u64),
             ranks: (ck.meta.ranks > 1).then_some(ck.meta.ranks as u64),
-        };
+        }
+        .seal();
+        let manifest_tmp = self.naming.path(sequence, Kind::ManifestTmp);
         write_file(
-            &self.naming.path(sequence, Kind::ManifestTmp),
+            &manifest_tmp,
             &self.naming.path(sequence, Kind::Manifest),
             &manifest.to_bytes(),
-        )?;
+        )
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&manifest_tmp);
+        })?;
         self.prune_in_background(sequence);
         let took = start.elapsed();
         Ok(CommitStats {
@@ -225,10 +241,11 @@ impl Hdf5Store {
     /// manifest before its file, so an interrupted prune leaves no manifest without file).
     fn prune(&self, newest: u64) -> Result<(), StoreError> {
         let entries = self.naming.scan().map_err(io_err(&self.naming.dir))?;
+        // A damaged checkpoint is no copy to fall back on: it does not count among the K.
         let kept: Vec<u64> = entries
             .iter()
             .rev()
-            .filter(|(_, e)| e.manifest.is_some())
+            .filter(|(s, e)| e.manifest.is_some() && intact(&self.naming, **s))
             .take(self.keep)
             .map(|(s, _)| *s)
             .collect();
@@ -373,7 +390,33 @@ fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected>
             ),
         ));
     }
+    // Every byte is checked before HDF5 parses any: a damaged file can crash the library.
+    let crc = file_crc(&h5).map_err(|e| reject(&h5, format!("cannot read it: {e}")))?;
+    if crc != manifest.file_crc32 {
+        return Err(reject(
+            &h5,
+            format!(
+                "damaged: crc32 {crc:#010x}, the manifest says {:#010x}",
+                manifest.file_crc32
+            ),
+        ));
+    }
     h5file::read(&h5, &manifest).map_err(|r| reject(&h5, r))
+}
+
+/// Whether checkpoint `sequence` of `naming` is complete and verifies (manifest, size and
+/// whole-file checksum; the file is not parsed).
+fn intact(naming: &Naming, sequence: u64) -> bool {
+    let Ok(bytes) = std::fs::read(naming.path(sequence, Kind::Manifest)) else {
+        return false;
+    };
+    let Ok(m) = Manifest::parse(&bytes) else {
+        return false;
+    };
+    let h5 = naming.path(sequence, Kind::H5);
+    m.sequence == sequence
+        && std::fs::metadata(&h5).is_ok_and(|md| md.len() == m.file_size)
+        && file_crc(&h5).is_ok_and(|c| c == m.file_crc32)
 }
 
 impl CheckpointStore for Hdf5Store {

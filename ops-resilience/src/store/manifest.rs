@@ -43,6 +43,11 @@ pub(crate) struct Manifest {
     pub dats: Vec<DatSum>,
     /// CRC-32 of the logged queries and the payload (see [`queries_crc`]).
     pub queries_crc32: u32,
+    /// CRC-32 of the whole HDF5 file, verified before HDF5 opens it: a damaged file (header,
+    /// names, attributes, data) is rejected without HDF5 ever parsing it.
+    pub file_crc32: u32,
+    /// CRC-32 of this manifest's canonical JSON with this field 0 (see [`Manifest::seal`]).
+    pub manifest_crc32: u32,
     /// The rank whose data the file holds; only in checkpoints of more than one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u64>,
@@ -52,6 +57,22 @@ pub(crate) struct Manifest {
 }
 
 impl Manifest {
+    /// The CRC-32 of the manifest's canonical JSON (compact, fields in declaration order) with
+    /// `manifest_crc32` 0.
+    fn own_crc(&self) -> u32 {
+        let unsealed = Manifest {
+            manifest_crc32: 0,
+            ..self.clone()
+        };
+        crc32fast::hash(&serde_json::to_vec(&unsealed).expect("a manifest always serialises"))
+    }
+
+    /// Sets `manifest_crc32`: the manifest's own checksum.
+    pub fn seal(mut self) -> Manifest {
+        self.manifest_crc32 = self.own_crc();
+        self
+    }
+
     /// Pretty JSON.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = serde_json::to_vec_pretty(self).expect("a manifest always serialises");
@@ -69,7 +90,16 @@ impl Manifest {
             Some(v) => return Err(version_mismatch(v)),
             None => return Err("manifest has no format_version".into()),
         }
-        serde_json::from_value(value).map_err(|e| format!("manifest is malformed: {e}"))
+        let m: Manifest =
+            serde_json::from_value(value).map_err(|e| format!("manifest is malformed: {e}"))?;
+        let crc = m.own_crc();
+        if crc != m.manifest_crc32 {
+            return Err(format!(
+                "manifest damaged: its contents have crc32 {crc:#010x}, it says {:#010x}",
+                m.manifest_crc32
+            ));
+        }
+        Ok(m)
     }
 }
 
@@ -104,4 +134,19 @@ pub(crate) fn queries_crc(queries: &[LoggedQuery], payload: &[u8]) -> u32 {
     }
     field(payload);
     h.finalize()
+}
+
+/// CRC-32 of the file at `path`, read in pieces.
+pub(crate) fn file_crc(path: &std::path::Path) -> std::io::Result<u32> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(h.finalize());
+        }
+        h.update(&buf[..n]);
+    }
 }

@@ -29,6 +29,7 @@ mod blocking;
 pub mod dist;
 mod h5file;
 mod inject;
+mod lock;
 mod manifest;
 mod memory;
 mod naming;
@@ -38,6 +39,7 @@ pub mod wire;
 pub use blocking::Hdf5Store;
 pub use dist::{open_rank_stores, partner_dir, rank_dir, Layout, RankStores};
 pub use inject::{injected_write_failure, INJECT_FAILURE_VAR};
+pub use lock::DirLock;
 pub use memory::MemoryStore;
 pub use thread::ThreadStore;
 
@@ -46,7 +48,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Version of the checkpoint file format; readers reject files of another version.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Where and when a checkpoint was taken.
 #[derive(Clone, Debug, PartialEq)]

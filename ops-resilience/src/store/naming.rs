@@ -147,7 +147,20 @@ impl Naming {
 
     /// One past the highest sequence number any file of this application carries (1 if none).
     pub fn next_sequence(&self) -> std::io::Result<u64> {
-        Ok(self.scan()?.keys().next_back().map_or(1, |s| s + 1))
+        match self.scan()?.keys().next_back() {
+            None => Ok(1),
+            // A file numbered u64::MAX (hostile or damaged): numbering on would wrap below it.
+            Some(&s) => s.checked_add(1).ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "a checkpoint file of {} has sequence number {s}: no newer one can be \
+                         numbered; move it away",
+                        self.app
+                    ),
+                )
+            }),
+        }
     }
 }
 
