@@ -58,6 +58,13 @@ pub trait ResilienceExt {
     /// restarting). Available from the start of a restarted run.
     fn restart_payload(&mut self) -> Option<Vec<u8>>;
 
+    /// Declares an input of the program (`label`, e.g. `"deck"`, and its bytes: the parsed
+    /// settings that decide what is computed, without those a restart may change such as the
+    /// end step). Every checkpoint stores its fingerprint; a restarted run whose input differs
+    /// gets an error naming it instead of silently mixing two computations. Call it before the
+    /// first loop; without checkpointing it does nothing.
+    fn input_fingerprint(&mut self, label: &str, bytes: &[u8]) -> Result<(), OpsError>;
+
     /// Fast-forward restart (OPS's `ops_checkpointing_fastfw`): call it once per pass of the
     /// time loop (e.g. at the top of each step) with the application's own small state (step
     /// counter, time, dt) serialised.
@@ -155,6 +162,13 @@ impl ResilienceExt for Ops {
 
     fn restart_payload(&mut self) -> Option<Vec<u8>> {
         self.resilience()?.restart_payload().map(<[u8]>::to_vec)
+    }
+
+    fn input_fingerprint(&mut self, label: &str, bytes: &[u8]) -> Result<(), OpsError> {
+        match self.resilience() {
+            Some(r) => r.declare_input(label, bytes).map_err(OpsError::from),
+            None => Ok(()),
+        }
     }
 
     #[track_caller]

@@ -137,6 +137,35 @@ pub struct CkptMeta {
     /// Set for fast-forward checkpoints (absent in older files and in replay checkpoints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_forward: Option<FastForwardMeta>,
+    /// Fingerprints of the program's inputs (its deck, its parameters) as it declared them
+    /// ([`ResilienceExt::input_fingerprint`](crate::ResilienceExt::input_fingerprint)): a
+    /// restart with other inputs is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<InputPrint>,
+}
+
+/// One declared input: its label and a 64-bit FNV-1a hash of its bytes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InputPrint {
+    /// What the program called it (`deck`).
+    pub label: String,
+    /// FNV-1a (64-bit) of the bytes.
+    pub hash: u64,
+}
+
+impl InputPrint {
+    /// The fingerprint of `bytes` under `label`.
+    pub fn of(label: &str, bytes: &[u8]) -> InputPrint {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        InputPrint {
+            label: label.to_owned(),
+            hash: h,
+        }
+    }
 }
 
 /// Frames the meta and the application's payload into one payload.
@@ -194,6 +223,7 @@ mod tests {
                 target_occ: 3,
             },
             resilient: None,
+            inputs: vec![InputPrint::of("deck", b"x_cells 10")],
             reductions: vec![PendingReduction::new("dt", ops_core::Scalar::F64(0.25))],
             fast_forward: None,
         };

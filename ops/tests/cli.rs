@@ -415,3 +415,32 @@ fn no_flags_no_observer() {
     assert!(text(&o).is_empty(), "{}", text(&o));
     assert!(!s.path("ops-checkpoints").exists());
 }
+
+#[test]
+fn a_restart_with_other_parameters_is_refused_naming_them() {
+    let s = Scratch::new("params");
+    let dir = s.path("ck");
+    let d = dir.to_str().unwrap();
+    let out = s.path("out.txt");
+    let o = run(heat(&out, &ckpt_flags(d, "blocking")));
+    assert!(o.status.success(), "{}", text(&o));
+    // The same command with another mesh size.
+    let mut c = Command::new(BIN);
+    c.args(["--n", "30", "--steps", "25", "--ops-restart"])
+        .arg("--out")
+        .arg(&out)
+        .args(ckpt_flags(d, "blocking"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OPS_") {
+            c.env_remove(k);
+        }
+    }
+    let o = run(c);
+    assert!(
+        !o.status.success()
+            && text(&o).contains("the input `parameters` is not the one the checkpoint")
+            && !text(&o).contains("diverged"),
+        "{}",
+        text(&o)
+    );
+}

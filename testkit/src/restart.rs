@@ -542,6 +542,68 @@ impl App {
         }
     }
 
+    /// A restart trusts only its own input: after a checkpointing run of `deck`, a restart with
+    /// `changed` (a deck computing something else) must stop with an error naming the deck,
+    /// and a restart with `longer` (`deck` with a later end) must restore a checkpoint and end
+    /// bitwise as an uninterrupted run of `longer`. Panics otherwise.
+    pub fn check_restart_with_another_deck(&self, deck: &str, changed: &str, longer: &str) {
+        if let Err(e) = self.judge_restart_with_another_deck(deck, changed, longer) {
+            panic!("{e}");
+        }
+    }
+
+    fn judge_restart_with_another_deck(
+        &self,
+        deck: &str,
+        changed: &str,
+        longer: &str,
+    ) -> Result<(), String> {
+        let s = Scratch::new(self, "another-deck", deck);
+        self.complete(
+            &s,
+            self.command(&s, Some("blocking"), false, &[]),
+            "checkpointing run",
+        )?;
+        std::fs::write(s.path("deck.in"), changed).map_err(|e| e.to_string())?;
+        let o = self.run(&s, self.command(&s, Some("blocking"), true, &[]))?;
+        if o.status.success()
+            || !o
+                .stderr
+                .contains("the input `deck` is not the one the checkpoint")
+        {
+            return Err(format!(
+                "a restart with a changed deck was not refused naming the deck ({:?}):\n{}",
+                o.status, o.stderr
+            ));
+        }
+        std::fs::write(s.path("deck.in"), longer).map_err(|e| e.to_string())?;
+        let restart = self.complete(
+            &s,
+            self.command(&s, Some("blocking"), true, &[]),
+            "restart with a later end",
+        )?;
+        let diags = restart.diags.as_ref().ok_or("no diagnostics")?;
+        if restored(diags)?.is_none() {
+            return Err(format!(
+                "the restart with a later end restored nothing:\n{}",
+                restart.stderr
+            ));
+        }
+        let fresh = Scratch::new(self, "another-deck-fresh", longer);
+        let want = self.complete(
+            &fresh,
+            self.command(&fresh, None, false, &[]),
+            "uninterrupted run with the later end",
+        )?;
+        if restart.summary != want.summary || restart.digest != want.digest {
+            return Err(
+                "the restart with a later end differs from an uninterrupted run of that deck"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
     /// `--ops-restart` with no checkpoint says so and computes the same results from the
     /// beginning.
     pub fn check_restart_without_a_checkpoint(&self, deck: &str) {

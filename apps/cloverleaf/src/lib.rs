@@ -154,6 +154,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "built-in clover_bm_short".into());
     let mut ops = ops_from_args(&cli.ops)?;
+    // A restart with another deck is refused, not mixed with the checkpoint's computation.
+    ops.input_fingerprint("deck", &deck.fingerprint())?;
     // A distributed run reports from rank 0 only; every rank computes the same summaries.
     let (rank, ranks) = (ops.rank(), ops.ranks());
     let mut sink = std::io::sink();

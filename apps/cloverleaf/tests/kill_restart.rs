@@ -60,3 +60,10 @@ fn the_judgements_fail_when_the_restore_is_disabled() {
 fn restart_without_a_checkpoint_starts_from_the_beginning() {
     CLOVER.check_restart_without_a_checkpoint(&deck(SMALL));
 }
+
+#[test]
+fn a_restart_with_another_deck_is_refused_and_a_later_end_continues() {
+    let changed = deck(SMALL).replace("state 2 density=1.0", "state 2 density=1.5");
+    assert_ne!(changed, deck(SMALL));
+    CLOVER.check_restart_with_another_deck(&deck(SMALL), &changed, &deck((SMALL.0, SMALL.1 + 10)));
+}

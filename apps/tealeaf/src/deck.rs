@@ -165,6 +165,24 @@ pub struct Deck {
     pub notes: Vec<String>,
 }
 
+impl Deck {
+    /// What the deck asks to compute, as bytes for the checkpoint's input fingerprint
+    /// (`ResilienceExt::input_fingerprint`): everything but the settings a restart may change
+    /// (when to stop, how often to report or draw, the profiler, the test-problem check) and the
+    /// parser's notes.
+    pub fn fingerprint(&self) -> Vec<u8> {
+        let mut d = self.clone();
+        d.end_time = 0.0;
+        d.end_step = 0;
+        d.summary_frequency = 0;
+        d.profiler_on = false;
+        d.verbose = false;
+        d.test_problem = 0;
+        d.notes.clear();
+        format!("{d:?}").into_bytes()
+    }
+}
+
 /// A real written as a single-precision literal in the original (its defaults are default-kind
 /// `REAL` constants widened to double).
 fn single(v: f32) -> f64 {

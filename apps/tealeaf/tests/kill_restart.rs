@@ -79,3 +79,14 @@ fn the_judgements_fail_when_the_restore_is_disabled() {
 fn restart_without_a_checkpoint_starts_from_the_beginning() {
     TEA.check_restart_without_a_checkpoint(&deck(SMALL, CG));
 }
+
+#[test]
+fn a_restart_with_another_deck_is_refused_and_a_later_end_continues() {
+    let changed = deck(SMALL, CG).replace("xmax=10.0", "xmax=20.0");
+    assert_ne!(changed, deck(SMALL, CG));
+    TEA.check_restart_with_another_deck(
+        &deck(SMALL, CG),
+        &changed,
+        &deck((SMALL.0, SMALL.1 + 6), CG),
+    );
+}

@@ -59,6 +59,41 @@ impl Resilience {
         self.ck.payload = bytes.to_vec();
     }
 
+    /// Declares one of the program's inputs (its deck, its parameters) by its bytes: stored in
+    /// every checkpoint, and when this run restarts, compared with the checkpoint's: a restart
+    /// whose input differs is refused (it would mix two computations), naming the input.
+    pub fn declare_input(&mut self, label: &str, bytes: &[u8]) -> Result<(), ResilienceError> {
+        let print = crate::meta::InputPrint::of(label, bytes);
+        if let Some(saved) = &self.restored_inputs {
+            match saved.iter().find(|p| p.label == label) {
+                Some(p) if p.hash != print.hash => {
+                    let dir = self.cfg.dir.as_ref().map_or_else(
+                        || "the checkpoint directory".into(),
+                        |d| d.display().to_string(),
+                    );
+                    // The restart is abandoned: nothing more is said about its replay.
+                    self.phase = super::Phase::Normal;
+                    return Err(ResilienceError::Mismatch(format!(
+                        "--ops-restart: the input `{label}` is not the one the checkpoint in \
+                         {dir} was taken with (fingerprint {:016x} then, {:016x} now): \
+                         continuing would mix two computations. Restore the {label} to continue \
+                         that run, or start afresh (without --ops-restart, or with another \
+                         --ops-checkpoint-dir)",
+                        p.hash, print.hash
+                    )));
+                }
+                Some(_) => {}
+                None => self.report.warnings.push(format!(
+                    "the checkpoint restored has no fingerprint of the {label} (written before \
+                     inputs were declared): it is not checked"
+                )),
+            }
+        }
+        self.inputs.retain(|p| p.label != label);
+        self.inputs.push(print);
+        Ok(())
+    }
+
     /// The payload of the checkpoint this run restarts from.
     pub fn restart_payload(&self) -> Option<&[u8]> {
         self.restart_payload.as_deref()

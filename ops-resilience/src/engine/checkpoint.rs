@@ -601,6 +601,7 @@ impl Resilience {
             resilient: open.resilient.clone(),
             reductions: std::mem::take(&mut open.reductions),
             fast_forward: open.fast_forward.take(),
+            inputs: self.inputs.clone(),
         };
         let recompute_loops = meta.replay.len();
         let payload = frame(&meta, &open.payload);

@@ -142,6 +142,10 @@ pub struct Resilience {
     finishing: bool,
     /// This run's lock on its checkpoint directory, held until the run finishes.
     lock: Option<crate::store::DirLock>,
+    /// The inputs this run declared (stored in every checkpoint).
+    inputs: Vec<crate::meta::InputPrint>,
+    /// The inputs of the checkpoint this run restarts from.
+    restored_inputs: Option<Vec<crate::meta::InputPrint>>,
 }
 
 impl Resilience {
@@ -189,6 +193,8 @@ impl Resilience {
             error: None,
             finishing: false,
             lock: None,
+            inputs: Vec::new(),
+            restored_inputs: None,
             cfg,
         }
     }

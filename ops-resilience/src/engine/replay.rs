@@ -268,6 +268,7 @@ impl Resilience {
             ));
         }
         self.restart_payload = Some(user.clone());
+        self.restored_inputs = Some(meta.inputs.clone());
         self.report.restore = Some(RestoreReport {
             sequence: Some(ck.meta.sequence),
             loop_index: Some(ck.meta.loop_index),

@@ -98,6 +98,8 @@ struct Cli {
 fn run(cli: &Cli) -> Result<Vec<u64>> {
     let n = cli.n;
     let mut ops = ops_from_args(&cli.ops)?;
+    // What decides the computation (not --steps: a restart may run further).
+    ops.input_fingerprint("parameters", format!("n={n}").as_bytes())?;
     let grid = ops.block("plate", 2)?;
     let h = Halo::uniform(1);
     let t = ops.dat::<f64, 2>(&grid, "temperature", [n as usize; 2], h)?;
