@@ -190,6 +190,16 @@ impl<R: ChunkRunner> Backend for HostBackend<R> {
     }
 
     fn alloc(&mut self, dat: DatId, layout: &DatLayout) -> Result<()> {
+        // Refused before it is touched: with overcommit the allocation itself succeeds and the
+        // kernel's OOM killer ends the process later, without a word.
+        let bytes = layout.bytes() as u64;
+        if let Some(free) = ops_core::units::memory_available().filter(|&f| bytes > f) {
+            return Err(self.err(format!(
+                "it needs {} and this machine has {} available",
+                ops_core::units::human_bytes(bytes),
+                ops_core::units::human_bytes(free)
+            )));
+        }
         let buf = HostBuf::new(layout).ok_or_else(|| {
             self.err(format!(
                 "cannot allocate {} bytes for dataset #{}",

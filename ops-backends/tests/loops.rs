@@ -759,3 +759,35 @@ fn check_finite_refuses_nan_and_infinite_reduction_results() {
         assert_eq!(ops.reduction_result(&m).unwrap(), 1.0);
     }
 }
+
+/// A dataset larger than the memory this machine has left is refused before anything is
+/// touched (with overcommit the kernel would otherwise kill the process later), naming it, what
+/// it needs, and what the program declared before it.
+#[test]
+fn a_dataset_beyond_the_available_memory_is_refused_naming_it() {
+    let Some(free) = ops_core::units::memory_available() else {
+        return ops_testkit::skip("no /proc/meminfo on this system");
+    };
+    for mut ops in [seq(), rayon(2)] {
+        let g = ops.block("g", 3).unwrap();
+        ops.dat::<f64, 3>(&g, "small", [8, 8, 8], Halo::none())
+            .unwrap();
+        // Twice what is free, in f64 points over a cube.
+        let side = ((2 * free / 8) as f64).cbrt().ceil() as usize;
+        let err = ops
+            .dat::<f64, 3>(&g, "huge", [side; 3], Halo::none())
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(err, OpsError::DatAlloc { .. })
+                && msg.contains("dataset `huge`")
+                && msg.contains("available")
+                && msg.contains("declared before it: 1 datasets")
+                && msg.contains("small 4.1 kB"),
+            "{msg}"
+        );
+        // Nothing was half-made: the runtime goes on.
+        ops.dat::<f64, 3>(&g, "after", [8, 8, 8], Halo::none())
+            .unwrap();
+    }
+}

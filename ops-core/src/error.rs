@@ -481,10 +481,12 @@ pub enum OpsError {
 
     /// The backend could not allocate a dataset's storage (too large for the device, out of
     /// memory); `source` is the backend's error.
-    #[error("dataset `{dat}`: cannot allocate its storage: {source}")]
+    #[error("dataset `{dat}`: cannot allocate its storage ({declared}): {source}")]
     DatAlloc {
         /// Dataset name.
         dat: Box<str>,
+        /// What the program had declared before it (total, largest datasets).
+        declared: Box<str>,
         /// Why the backend refused.
         source: Box<OpsError>,
     },

@@ -58,6 +58,7 @@ pub mod observer;
 mod ops;
 pub mod profile;
 pub mod testing;
+pub mod units;
 mod validate;
 
 pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopPlan};

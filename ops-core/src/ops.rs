@@ -402,12 +402,13 @@ impl Ops {
             }
         }
         let id = DatId(self.dats.len() as u32);
-        self.backend
-            .alloc_on(block.id, id, &layout)
-            .map_err(|e| OpsError::DatAlloc {
+        if let Err(e) = self.backend.alloc_on(block.id, id, &layout) {
+            return Err(OpsError::DatAlloc {
                 dat: name.into(),
+                declared: self.declared_so_far().into(),
                 source: Box::new(e),
-            })?;
+            });
+        }
         self.dats.push(DatInfo {
             name: name.to_string(),
             block: block.id,
@@ -423,6 +424,34 @@ impl Ops {
             self.set_data(&dat, init)?;
         }
         Ok(dat)
+    }
+
+    /// The live datasets' storage in words, for allocation errors: their total and the
+    /// largest three.
+    fn declared_so_far(&self) -> String {
+        let mut live: Vec<(&str, u64)> = self
+            .dats
+            .iter()
+            .filter(|d| d.live)
+            .map(|d| (d.name.as_str(), d.layout.bytes() as u64))
+            .collect();
+        let total: u64 = live.iter().map(|d| d.1).sum();
+        live.sort_by_key(|d| std::cmp::Reverse(d.1));
+        let largest: Vec<String> = live
+            .iter()
+            .take(3)
+            .map(|(n, b)| format!("{n} {}", crate::units::human_bytes(*b)))
+            .collect();
+        format!(
+            "declared before it: {} datasets, {}{}",
+            live.len(),
+            crate::units::human_bytes(total),
+            if largest.is_empty() {
+                String::new()
+            } else {
+                format!(", the largest {}", largest.join(", "))
+            }
+        )
     }
 
     /// Releases a dataset's storage; the handle (and copies of it) become invalid.

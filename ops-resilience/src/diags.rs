@@ -27,24 +27,7 @@ pub fn json_path(file: &Path, rank: usize) -> PathBuf {
     }
 }
 
-/// Bytes in words: `29.8 MB`, `512 B`.
-///
-/// ```
-/// assert_eq!(ops_resilience::diags::human_bytes(29_800_000), "29.8 MB");
-/// assert_eq!(ops_resilience::diags::human_bytes(512), "512 B");
-/// ```
-pub fn human_bytes(b: u64) -> String {
-    let f = b as f64;
-    if f >= 1e9 {
-        format!("{:.2} GB", f / 1e9)
-    } else if f >= 1e6 {
-        format!("{:.1} MB", f / 1e6)
-    } else if f >= 1e3 {
-        format!("{:.1} kB", f / 1e3)
-    } else {
-        format!("{b} B")
-    }
-}
+pub use ops_core::units::human_bytes;
 
 /// One candidate location: a loop boundary that occurs once per pass of the outer iteration,
 /// with what a checkpoint opening there saves.
