@@ -225,8 +225,8 @@ fn leftover_temporary_file_is_ignored() {
     let old = dir.join(format!("{APP}.ckpt.000001.rank0.h5.tmp"));
     std::fs::write(&old, b"partial").unwrap();
     let found = store.find_latest().unwrap();
-    assert_eq!(found.checkpoint, Some(checkpoint(2)));
     assert_eq!(found.rejected, vec![]);
+    assert_eq!(found.checkpoint, Some(checkpoint(2)));
     // A newer one: reported as an incomplete write, the complete one returned.
     let new = dir.join(format!("{APP}.ckpt.000003.rank0.h5.tmp"));
     std::fs::write(&new, b"partial").unwrap();
@@ -262,7 +262,7 @@ fn a_sequence_already_used_is_refused() {
 }
 
 #[test]
-fn a_region_of_the_wrong_size_is_refused_and_thread_mode_reports_it_at_flush() {
+fn a_region_of_the_wrong_size_is_refused_and_thread_mode_reports_it_by_number() {
     let tmp = tempfile::tempdir().unwrap();
     let mut bad = checkpoint(1);
     bad.dats[1].regions[1].bytes.pop();
@@ -270,12 +270,22 @@ fn a_region_of_the_wrong_size_is_refused_and_thread_mode_reports_it_at_flush() {
     let err = store.commit(bad.clone()).unwrap_err();
     assert!(err.to_string().contains("/dats/clover__xvel/r1"), "{err}");
 
+    // The writer's failure comes back under the checkpoint's own number, and the next
+    // checkpoint is still written.
     let mut thread = ThreadStore::new(tmp.path(), APP, 2).unwrap();
     thread.commit(bad).unwrap();
-    let err = thread.flush().unwrap_err();
-    assert!(err.to_string().contains("/dats/clover__xvel/r1"), "{err}");
+    thread.flush().unwrap();
+    let failed = thread.failed();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].0, 1);
+    assert!(
+        failed[0].1.to_string().contains("/dats/clover__xvel/r1"),
+        "{}",
+        failed[0].1
+    );
     thread.commit(checkpoint(2)).unwrap();
     thread.flush().unwrap();
+    assert!(thread.failed().is_empty());
     assert_eq!(
         thread.find_latest().unwrap().checkpoint,
         Some(checkpoint(2))

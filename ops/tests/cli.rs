@@ -444,3 +444,76 @@ fn a_restart_with_other_parameters_is_refused_naming_them() {
         text(&o)
     );
 }
+
+/// A full disk (here a file-size limit, which needs no root) loses checkpoints, not the run:
+/// in every mode the run ends with status 0, each failed checkpoint is
+/// named by its own number, later checkpoints are still tried, no temporary file is left, and
+/// the count reported is of the checkpoints that were written.
+#[test]
+fn a_full_disk_loses_checkpoints_not_the_run() {
+    let s = Scratch::new("full");
+    for mode in ["blocking", "thread", "memory"] {
+        let dir = s.path(&format!("ck-{mode}"));
+        let flags = ckpt_flags(dir.to_str().unwrap(), mode).join(" ");
+        // 32 KiB per file (bash counts 1024-byte blocks): the first checkpoints (24 kB) fit,
+        // later ones (40 kB: a longer value log) do not.
+        let script = format!(
+            "trap '' XFSZ; ulimit -f 32; exec {BIN} --n 24 --steps 25 --ops-backend rayon \
+             --ops-threads 2 {flags} --ops-diags 1 --ops-checkpoint-keep 100"
+        );
+        let mut c = Command::new("bash");
+        c.args(["-c", &script]);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("OPS_") {
+                c.env_remove(k);
+            }
+        }
+        let o = run(c);
+        let err = text(&o);
+        assert!(o.status.success(), "{mode}: {:?}\n{err}", o.status);
+        let failed: Vec<u64> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("ops-resilience: checkpoint "))
+            .filter_map(|l| l.split_once(" failed:"))
+            .map(|(n, _)| n.parse().unwrap())
+            .collect();
+        let files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !files.iter().any(|f| f.ends_with(".tmp")),
+            "{mode}: {files:?}"
+        );
+        if mode == "memory" {
+            // One write, at exit: it fails once, said once.
+            assert_eq!(err.matches("flushing checkpoints").count(), 1, "{err}");
+            continue;
+        }
+        assert!(failed.len() >= 2, "{mode}: no failure\n{err}");
+        // Named by its own number, each failure once, and the numbers go on after the first.
+        let mut sorted = failed.clone();
+        sorted.dedup();
+        assert_eq!(sorted, failed, "{mode}: {err}");
+        let written = files.iter().filter(|f| f.ends_with(".h5")).count();
+        // The closing line: "ops-resilience: N loops, M checkpoint(s); tracking took ...".
+        let said: usize = err
+            .lines()
+            .filter(|l| l.contains(" checkpoint(s); "))
+            .find_map(|l| l.split_once(" loops, "))
+            .and_then(|(_, rest)| rest.split_once(" checkpoint(s)"))
+            .map(|(n, _)| n.parse().unwrap())
+            .unwrap_or_else(|| panic!("{mode}: no count\n{err}"));
+        assert!(said > 0, "{mode}: nothing fitted\n{err}");
+        assert_eq!(
+            said, written,
+            "{mode}: count said vs files {files:?}\n{err}"
+        );
+        for n in &failed {
+            assert!(
+                !files.iter().any(|f| f.contains(&format!(".ckpt.{n:06}."))),
+                "{mode}: failed checkpoint {n} has files"
+            );
+        }
+    }
+}

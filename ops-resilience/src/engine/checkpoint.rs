@@ -730,7 +730,14 @@ impl Resilience {
         let Some(store) = self.ck.store.as_mut() else {
             return;
         };
-        for (seq, stats) in store.completed() {
+        let failed = store.failed();
+        let completed = store.completed();
+        for (seq, e) in failed {
+            // Not on disk: it no longer counts among the checkpoints taken.
+            self.report.checkpoints.retain(|r| r.sequence != seq);
+            self.warn(format!("checkpoint {seq} failed: {e}"));
+        }
+        for (seq, stats) in completed {
             if let Some(r) = self
                 .report
                 .checkpoints

@@ -530,9 +530,10 @@ impl LoopObserver for Resilience {
         if self.ck.region.is_some() {
             self.close_region(rt);
         }
+        // A checkpoint that could not be written leaves the results right: a warning, and the
+        // same exit status in every mode (the report counts the checkpoints on disk only).
         if let Err(e) = self.ck.flush() {
-            self.warn(format!("flushing checkpoints: {e}"));
-            self.fail(e);
+            self.warn(format!("{e}"));
         }
         self.poll_completed();
         self.write_report();

@@ -206,6 +206,18 @@ fn read_elems(ds: &Dataset, elem: ElemType) -> hdf5::Result<Option<Vec<u8>>> {
     }
 }
 
+/// Opens HDF5 files without HDF5's own file lock. The directory lock
+/// ([`DirLock`](super::DirLock)) already keeps runs apart, and HDF5's lock lives on a file
+/// descriptor that any child process forked while the file is open inherits (HDF5 does not
+/// open with `O_CLOEXEC`): for as long as that child lives, the checkpoint cannot be opened
+/// ("unable to lock file"), which made the store's tests fail when run in parallel with tests
+/// that start processes.
+fn without_file_locking() -> hdf5::FileBuilder {
+    let mut builder = hdf5::File::with_options();
+    builder.with_fapl(|p| p.file_locking(false));
+    builder
+}
+
 /// Writes `ck` to a new HDF5 file at `path` (truncating any old one) and closes it. Calls
 /// `after_first_region` once, right after the first region is written (or after the last
 /// dataset when there is no region): the failure-injection point. Returns every dataset's
@@ -219,7 +231,7 @@ pub(crate) fn write(
         .map_err(|message| StoreError::Invalid(format!("{}: {message}", path.display())))?;
     let queries_crc32 = queries_crc(&ck.queries, &ck.payload);
     let mut body = || -> hdf5::Result<Vec<DatSum>> {
-        let file = hdf5::File::create(path)?;
+        let file = without_file_locking().create(path)?;
         let writeback = EarlyWriteback::open(path);
 
         let meta = file.create_group("meta")?;
@@ -325,7 +337,9 @@ pub(crate) fn write(
 /// sequence, every region's box, type, shape and checksum, the queries' and payload's checksum.
 /// The error is the reason to reject the file.
 pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, String> {
-    let file = hdf5::File::open(path).map_err(|e| format!("HDF5 cannot open it: {e}"))?;
+    let file = without_file_locking()
+        .open(path)
+        .map_err(|e| format!("HDF5 cannot open it: {e}"))?;
     let at = |what: &str| {
         let what = what.to_owned();
         move |e: hdf5::Error| format!("{what}: {e}")

@@ -18,6 +18,9 @@ struct State {
     pending: Vec<PendingRegion>,
     /// Sequence of the newest checkpoint already on disk (not written twice).
     written: Option<u64>,
+    /// Sequence of the newest checkpoint whose write-out was attempted: a failed one is
+    /// reported once, not retried at drop.
+    attempted: Option<u64>,
     disk: Hdf5Store,
     done: Vec<(u64, CommitStats)>,
 }
@@ -38,9 +41,10 @@ impl Shared {
             return Ok(None);
         };
         let sequence = ck.meta.sequence;
-        if state.written == Some(sequence) {
+        if state.written == Some(sequence) || state.attempted == Some(sequence) {
             return Ok(None);
         }
+        state.attempted = Some(sequence);
         ck.fill_in(std::mem::take(&mut state.pending))?;
         let stats = state.disk.write(ck)?;
         // Written out at exit: leave the directory pruned before the process ends.
@@ -133,6 +137,7 @@ impl MemoryStore {
             newest: None,
             pending: Vec::new(),
             written: None,
+            attempted: None,
             disk: disk.clone(),
             done: Vec::new(),
         })));

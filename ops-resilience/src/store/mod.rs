@@ -275,6 +275,13 @@ pub trait CheckpointStore: Send {
         Vec::new()
     }
 
+    /// Checkpoints whose asynchronous writes failed since the last call, by sequence, with why
+    /// (they are not on disk; later commits are still tried). Blocking stores report failures
+    /// from `commit` instead.
+    fn failed(&mut self) -> Vec<(u64, StoreError)> {
+        Vec::new()
+    }
+
     /// Waits until every committed checkpoint is durably on disk (memory mode: writes the newest
     /// one out). Called at normal exit.
     fn flush(&mut self) -> Result<(), StoreError>;

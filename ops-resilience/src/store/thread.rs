@@ -25,8 +25,8 @@ enum Job {
 type Report = (u64, Result<CommitStats, StoreError>);
 
 /// Writes checkpoints on a background thread: at most two in flight (one being written, one
-/// waiting). Write errors come back from the next `commit` or `flush`; dropping the store
-/// flushes it.
+/// waiting). A failed write is reported by [`CheckpointStore::failed`] with its own sequence
+/// number and does not stop the next commits; dropping the store flushes it.
 pub struct ThreadStore {
     reader: Hdf5Store,
     jobs: Option<SyncSender<Job>>,
@@ -35,7 +35,7 @@ pub struct ThreadStore {
     /// Stall of each checkpoint handed over and not yet reported.
     stalls: HashMap<u64, Duration>,
     done: Vec<(u64, CommitStats)>,
-    errors: Vec<StoreError>,
+    errors: Vec<(u64, StoreError)>,
     last_sequence: Option<u64>,
 }
 
@@ -100,19 +100,8 @@ impl ThreadStore {
             let stall = self.stalls.remove(&sequence).unwrap_or_default();
             match result {
                 Ok(stats) => self.done.push((sequence, CommitStats { stall, ..stats })),
-                Err(e) => {
-                    tracing::error!("checkpoint {sequence}: write failed: {e}");
-                    self.errors.push(e);
-                }
+                Err(e) => self.errors.push((sequence, e)),
             }
-        }
-    }
-
-    /// The first write error not yet returned (the others were logged).
-    fn take_error(&mut self) -> Result<(), StoreError> {
-        match self.errors.drain(..).next() {
-            Some(e) => Err(e),
-            None => Ok(()),
         }
     }
 
@@ -152,8 +141,9 @@ impl CheckpointStore for ThreadStore {
         checkpoint: Checkpoint,
         pending: Vec<PendingRegion>,
     ) -> Result<CommitStats, StoreError> {
+        // Earlier failures are reported by `failed`, under their own numbers: this checkpoint
+        // is tried regardless (a full disk may have room again).
         self.collect();
-        self.take_error()?;
         let sequence = checkpoint.meta.sequence;
         let path = self.reader.path_for(sequence);
         let start = Instant::now();
@@ -174,6 +164,11 @@ impl CheckpointStore for ThreadStore {
         std::mem::take(&mut self.done)
     }
 
+    fn failed(&mut self) -> Vec<(u64, StoreError)> {
+        self.collect();
+        std::mem::take(&mut self.errors)
+    }
+
     fn flush(&mut self) -> Result<(), StoreError> {
         let (ack, done) = mpsc::channel();
         self.send(Job::Flush(ack))?;
@@ -181,7 +176,7 @@ impl CheckpointStore for ThreadStore {
             return Err(self.writer_gone());
         }
         self.collect();
-        self.take_error()
+        Ok(())
     }
 
     fn find_latest(&self) -> Result<Found, StoreError> {
@@ -199,7 +194,13 @@ impl Drop for ThreadStore {
         if self.writer.is_none() {
             return;
         }
-        if let Err(e) = self.flush() {
+        let flushed = self.flush();
+        let failed = self.failed();
+        for e in flushed
+            .err()
+            .into_iter()
+            .chain(failed.into_iter().map(|f| f.1))
+        {
             eprintln!(
                 "ops-resilience: {}checkpoint writer: {e}",
                 self.reader.label()

@@ -229,9 +229,12 @@ fn main() {
     match run(&cli) {
         Ok(seen) => {
             if let Some(path) = &cli.out {
-                let mut f = std::fs::File::create(path).expect("output file");
-                for v in seen {
-                    writeln!(f, "{v:016x}").expect("write output");
+                let text: String = seen.iter().map(|v| format!("{v:016x}\n")).collect();
+                if let Err(e) =
+                    std::fs::File::create(path).and_then(|mut f| f.write_all(text.as_bytes()))
+                {
+                    eprintln!("ops-heat: error: --out {}: {e}", path.display());
+                    std::process::exit(1);
                 }
             }
         }
