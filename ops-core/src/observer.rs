@@ -207,8 +207,14 @@ pub trait LoopObserver: Any + Send {
     /// is not validated, not shown to [`before_loop`](LoopObserver::before_loop) or
     /// [`after_loop`](LoopObserver::after_loop), not run and not profiled, and `par_loop`
     /// returns `Ok(())`. An observer replaying a restarted run uses it to pass over the loops it
-    /// skips anyway at almost no cost (it counts them itself). The default keeps every loop.
-    fn skip_unvalidated(&mut self) -> bool {
+    /// skips anyway at almost no cost (it counts them itself). `name` and `location` are the
+    /// loop's name and call site. The default keeps every loop.
+    fn skip_unvalidated(
+        &mut self,
+        name: &str,
+        location: &'static std::panic::Location<'static>,
+    ) -> bool {
+        let _ = (name, location);
         false
     }
 

@@ -1100,13 +1100,13 @@ impl Ops {
         range: IterRange,
         args: &[Arg],
     ) -> Result<()> {
+        let location = std::panic::Location::caller();
         if let Some(o) = self.observer.as_mut() {
-            if o.skip_unvalidated() {
+            if o.skip_unvalidated(name, location) {
                 return Ok(());
             }
         }
         let t0 = Instant::now();
-        let location = std::panic::Location::caller();
         let plan = self.plan_loop(kernel, name, block, range, args, location)?;
         self.dispatch(kernel, &plan)?;
         let dt = t0.elapsed().as_secs_f64();

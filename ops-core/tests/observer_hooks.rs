@@ -233,7 +233,11 @@ struct SkipFirst {
 }
 
 impl LoopObserver for SkipFirst {
-    fn skip_unvalidated(&mut self) -> bool {
+    fn skip_unvalidated(
+        &mut self,
+        _name: &str,
+        _location: &'static std::panic::Location<'static>,
+    ) -> bool {
         if self.left > 0 {
             self.left -= 1;
             return true;

@@ -89,35 +89,49 @@ pub fn spec_matches(spec: &str, key: &str) -> bool {
 impl LocTable {
     /// The id of the plan's location, adding it if new (does not count an occurrence).
     pub fn id_of(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
+        self.id_of_site(plan.name, plan.location, index)
+    }
+
+    /// [`LocTable::id_of`] of a loop named `name` called at `location`.
+    pub fn id_of_site(
+        &mut self,
+        name: &str,
+        location: &'static std::panic::Location<'static>,
+        index: u64,
+    ) -> u32 {
         // `Location`s of call sites are statics: the address identifies the site.
-        let addr = plan.location as *const std::panic::Location<'static> as usize;
-        let slot = ((addr >> 3) ^ plan.name.len()) & (CACHE - 1);
+        let addr = location as *const std::panic::Location<'static> as usize;
+        let slot = ((addr >> 3) ^ name.len()) & (CACHE - 1);
         if let Some(Some((a, n, id))) = self.cache.get(slot) {
-            if *a == addr && **n == *plan.name {
+            if *a == addr && **n == *name {
                 return *id;
             }
         }
-        let id = self.lookup(plan, index);
+        let id = self.lookup(name, location, index);
         if self.cache.len() < CACHE {
             self.cache.resize(CACHE, None);
         }
-        self.cache[slot] = Some((addr, plan.name.into(), id));
+        self.cache[slot] = Some((addr, name.into(), id));
         id
     }
 
-    fn lookup(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
-        let l = plan.location;
+    fn lookup(
+        &mut self,
+        loop_name: &str,
+        l: &'static std::panic::Location<'static>,
+        index: u64,
+    ) -> u32 {
         let bucket = self.map.entry((l.line(), l.column())).or_default();
         for (file, name, id) in bucket.iter() {
-            if **file == *l.file() && **name == *plan.name {
+            if **file == *l.file() && **name == *loop_name {
                 return *id;
             }
         }
         let id = self.locs.len() as u32;
-        bucket.push((l.file().into(), plan.name.into(), id));
+        bucket.push((l.file().into(), loop_name.into(), id));
         self.locs.push(LocInfo {
-            key: key_of(plan),
-            name: plan.name.to_string(),
+            key: format!("{loop_name}@{}:{}:{}", l.file(), l.line(), l.column()),
+            name: loop_name.to_string(),
             file: l.file().to_string(),
             line: l.line(),
             col: l.column(),

@@ -145,6 +145,49 @@ fn one_step(ops: &mut Ops, p: &P) -> f64 {
     ops.reduction_result(&p.sum).unwrap()
 }
 
+/// `one_step` as another version of the program has it: the same loops in the same order, but
+/// at other lines (code moved), or with `b_to_a` renamed (another program).
+fn one_step_elsewhere(ops: &mut Ops, p: &P, renamed: bool) -> Result<f64, OpsError> {
+    let b_to_a = if renamed { "b_into_a" } else { "b_to_a" };
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        step,
+        "a_to_scratch",
+        &p.grid,
+        inner.clone(),
+        &[p.a.arg(&p.line, Read), p.scratch.arg(&p.pt, Write)],
+    )?;
+    ops.par_loop(
+        acc,
+        "mesh_into_scratch",
+        &p.grid,
+        inner.clone(),
+        &[p.mesh.arg(&p.pt, Read), p.scratch.arg(&p.pt, ReadWrite)],
+    )?;
+    ops.par_loop(
+        step,
+        "scratch_to_b",
+        &p.grid,
+        inner.clone(),
+        &[p.scratch.arg(&p.line, Read), p.b.arg(&p.pt, Write)],
+    )?;
+    ops.par_loop(
+        step,
+        b_to_a,
+        &p.grid,
+        inner.clone(),
+        &[p.b.arg(&p.line, Read), p.a.arg(&p.pt, Write)],
+    )?;
+    ops.par_loop(
+        total,
+        "total",
+        &p.grid,
+        inner,
+        &[p.a.arg(&p.pt, Read), p.sum.arg()],
+    )?;
+    ops.reduction_result(&p.sum)
+}
+
 fn state(ops: &mut Ops, p: &P) -> Vec<Vec<f64>> {
     [p.a, p.b, p.scratch, p.mesh]
         .iter()
@@ -527,5 +570,66 @@ fn tracking_counts_every_loop_and_changes_nothing() {
         r.tracking_s,
         r.loops,
         1e6 * r.tracking_s / r.loops as f64
+    );
+}
+
+/// Recompiling after moving code keeps the checkpoints: loops are matched by name and order,
+/// the call site only telling apart loops of one name. A restart of the moved program restores
+/// bitwise and checkpoints on the same schedule; a program whose loops differ is refused.
+#[test]
+fn code_that_moved_restores_and_a_changed_program_is_refused() {
+    // Enough steps for the learnt location to be decided and checkpointed several times.
+    const STEPS: usize = 20;
+    let (ref_sums, ref_state) = run_ref(STEPS);
+    let store = Captured::default();
+    let mut ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
+    let p = declare(&mut ops);
+    init(&mut ops, &p);
+    for _ in 0..STEPS {
+        one_step(&mut ops, &p);
+    }
+    ops.finish().unwrap();
+    let cks = store.all();
+    let ck = cks[cks.len() / 2].clone();
+    let after: Vec<u64> = cks
+        .iter()
+        .map(|c| c.meta.loop_index)
+        .filter(|&l| l > ck.meta.loop_index)
+        .collect();
+    assert!(!after.is_empty());
+
+    let restart = |renamed: bool| {
+        let ck = ck.clone();
+        let mut c = cfg(1);
+        c.restart = true;
+        let store = Captured::default();
+        let mut ops = ops_with(BackendKind::Seq, c, &store, move |r| {
+            r.restart_from(ck).unwrap()
+        });
+        let p = declare(&mut ops);
+        init(&mut ops, &p);
+        let mut sums = Vec::new();
+        for _ in 0..STEPS {
+            sums.push(one_step_elsewhere(&mut ops, &p, renamed)?);
+        }
+        let st = state(&mut ops, &p);
+        let warnings = ops.resilience().unwrap().report().warnings.clone();
+        ops.finish()?;
+        Ok::<_, OpsError>((sums, st, store.all(), warnings))
+    };
+    let (sums, st, again, warnings) = restart(false).unwrap();
+    assert_eq!(sums, ref_sums);
+    assert_eq!(st, ref_state);
+    let took: Vec<u64> = again.iter().map(|c| c.meta.loop_index).collect();
+    assert_eq!(took, after, "the schedule of the run it continues");
+    assert!(
+        warnings.iter().any(|w| w.contains("moved in the source")),
+        "{warnings:?}"
+    );
+
+    let e = restart(true).unwrap_err().to_string();
+    assert!(
+        e.contains("b_into_a") && e.contains("the program changed"),
+        "{e}"
     );
 }

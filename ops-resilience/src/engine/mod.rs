@@ -357,6 +357,7 @@ impl Resilience {
         let mut restored = false;
         match &mut self.phase {
             Phase::Replay(r) if index < r.k => {
+                r.locs.id_of(plan, index);
                 return if r.reexecutes(index) {
                     r.executed += 1;
                     LoopAction::Run
@@ -457,7 +458,11 @@ impl Resilience {
 }
 
 impl LoopObserver for Resilience {
-    fn skip_unvalidated(&mut self) -> bool {
+    fn skip_unvalidated(
+        &mut self,
+        name: &str,
+        location: &'static std::panic::Location<'static>,
+    ) -> bool {
         let Phase::Replay(r) = &mut self.phase else {
             return false;
         };
@@ -465,6 +470,7 @@ impl LoopObserver for Resilience {
         if index >= r.k || r.reexecutes(index) {
             return false; // restored or re-executed: validated and run as usual
         }
+        r.locs.id_of_site(name, location, index);
         self.index += 1;
         r.skipped += 1;
         true

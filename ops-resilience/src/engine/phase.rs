@@ -24,6 +24,9 @@ pub(crate) struct Replay {
     pub executed: u64,
     /// Loops skipped so far.
     pub skipped: u64,
+    /// The loop locations this run has met during the replay, in first-seen order: matched
+    /// with the checkpoint's by name and order, so code that only moved keeps its checkpoints.
+    pub locs: crate::location::LocTable,
 }
 
 impl Replay {
@@ -38,6 +41,7 @@ impl Replay {
             q_cursor: 0,
             executed: 0,
             skipped: 0,
+            locs: crate::location::LocTable::default(),
         })
     }
 

@@ -351,24 +351,74 @@ impl Resilience {
             ck,
             meta,
             user_payload,
+            locs,
             ..
         } = r;
+        let moved = self.restore_state(meta.state, &locs)?;
         // The run being continued told the learner this checkpoint's size when the next one
         // opened; so does this one.
-        self.ck.unobserved = Some((ck.meta.location.clone(), ck.data_bytes() as u64));
-        self.restore_state(meta.state)?;
+        let at = moved
+            .get(&ck.meta.location)
+            .cloned()
+            .unwrap_or_else(|| ck.meta.location.clone());
+        self.ck.unobserved = Some((at, ck.data_bytes() as u64));
         self.track.queries = ck.queries;
         self.ck.payload = user_payload;
         Ok(())
     }
 
-    /// The tracker's, the learner's and the schedule's state from a checkpoint.
-    fn restore_state(&mut self, st: TrackerState) -> Result<(), ResilienceError> {
+    /// The tracker's, the learner's and the schedule's state from a checkpoint. `current`: the
+    /// loop locations this run met before the checkpoint's loop, in first-seen order. The
+    /// checkpoint's locations are matched with them by order and name (the program runs the same
+    /// loops in the same order), so a location whose call site moved (code reformatted, a line
+    /// added above it) takes its new site and keeps its id; a different name is a different
+    /// program. Returns the moved keys, old to new.
+    fn restore_state(
+        &mut self,
+        st: TrackerState,
+        current: &LocTable,
+    ) -> Result<std::collections::HashMap<String, String>, ResilienceError> {
         self.track.restore_dats(&st.dats)?;
-        self.track.locs = LocTable::from_infos(st.locations, st.first_pass_recur);
+        let mut locations = st.locations;
+        let mut moved = std::collections::HashMap::new();
+        for (i, now) in current.locs.iter().enumerate() {
+            let Some(saved) = locations.get_mut(i) else {
+                return Err(ResilienceError::Diverged(format!(
+                    "this run met loop `{}` before the checkpoint's loop, which the checkpointed \
+                     run never ran: the program changed",
+                    now.key
+                )));
+            };
+            if saved.name != now.name {
+                return Err(ResilienceError::Diverged(format!(
+                    "the {} loop location this run met is `{}`, the checkpointed run's was `{}`: \
+                     the program changed",
+                    ordinal(i + 1),
+                    now.key,
+                    saved.key
+                )));
+            }
+            if saved.key != now.key {
+                moved.insert(saved.key.clone(), now.key.clone());
+                saved.key.clone_from(&now.key);
+                saved.file.clone_from(&now.file);
+                (saved.line, saved.col) = (now.line, now.col);
+            }
+        }
+        if !moved.is_empty() {
+            self.warn(format!(
+                "{} loop location(s) moved in the source since the checkpoint was taken (e.g. \
+                 `{}` is now `{}`); matched by name and order",
+                moved.len(),
+                moved.keys().next().map_or("", String::as_str),
+                moved.values().next().map_or("", String::as_str)
+            ));
+        }
+        self.track.locs = LocTable::from_infos(locations, st.first_pass_recur);
         self.track.seen = st
             .seen
             .iter()
+            .map(|(k, d)| (moved.get(k).unwrap_or(k), d))
             .filter_map(|(k, d)| self.track.locs.find_key(k).map(|l| (l, *d)))
             .collect();
         self.track.history = st.history;
@@ -382,7 +432,7 @@ impl Resilience {
             matches.clear();
         }
         self.report_location();
-        Ok(())
+        Ok(moved)
     }
 
     /// Reached the checkpoint's loop while replaying: restore and go on normally.
@@ -391,16 +441,20 @@ impl Resilience {
         rt: &mut Runtime<'_>,
         plan: &LoopPlan<'_>,
     ) -> Result<(), ResilienceError> {
-        let Phase::Replay(r) = std::mem::replace(&mut self.phase, Phase::Normal) else {
+        let Phase::Replay(mut r) = std::mem::replace(&mut self.phase, Phase::Normal) else {
             return Ok(());
         };
-        let key = crate::location::key_of(plan);
-        if key != r.ck.meta.location {
+        // By name: its call site may have moved (see `restore_state`).
+        let saved_name = r.ck.meta.location.split('@').next().unwrap_or_default();
+        if plan.name != saved_name {
             return Err(ResilienceError::Diverged(format!(
-                "loop {} is `{key}` in this run but `{}` in the checkpoint",
-                r.k, r.ck.meta.location
+                "loop {} is `{}` in this run but `{}` in the checkpoint",
+                r.k,
+                crate::location::key_of(plan),
+                r.ck.meta.location
             )));
         }
+        r.locs.id_of(plan, r.k);
         if r.q_cursor != r.ck.queries.len() {
             return Err(ResilienceError::Diverged(format!(
                 "the program asked for {} value(s) before loop {}, the checkpoint logged {}",
@@ -555,4 +609,16 @@ fn restore_reductions(rt: &mut Runtime<'_>, meta: &CkptMeta) -> Result<(), Resil
         })?;
     }
     Ok(())
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ...
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
