@@ -791,3 +791,39 @@ fn a_dataset_beyond_the_available_memory_is_refused_naming_it() {
             .unwrap();
     }
 }
+
+/// Reductions gather over every loop until read; `reset_reduction` starts afresh without
+/// reading (the semantics `Ops::reduction_result` documents).
+#[test]
+fn reset_reduction_discards_what_loops_gathered() {
+    let mut ops = seq();
+    let g = ops.block("g", 1).unwrap();
+    let d = ops
+        .dat_with(&g, "d", DatSpec::<f64, 1>::new([10]).init(&[1.0; 10]))
+        .unwrap();
+    let pt = ops.stencil("pt", &[[0]]).unwrap();
+    let s = ops.reduction::<f64>("sum", ReduceOp::Sum);
+    let m = ops.reduction::<f64>("min", ReduceOp::Min);
+    let sweep = |ops: &mut Ops| {
+        ops.par_loop(
+            SumMin,
+            "sum_min",
+            &g,
+            0..10,
+            &[d.arg(&pt, Read), s.arg(), m.arg()],
+        )
+        .unwrap()
+    };
+    sweep(&mut ops);
+    ops.reset_reduction(&s).unwrap();
+    sweep(&mut ops);
+    assert_eq!(
+        ops.reduction_result(&s).unwrap(),
+        10.0,
+        "only the second sweep"
+    );
+    assert_eq!(ops.reduction_result(&m).unwrap(), 1.0);
+    // Reset and nothing gathered: the identity.
+    ops.reset_reduction(&m).unwrap();
+    assert_eq!(ops.reduction_result(&m).unwrap(), f64::INFINITY);
+}

@@ -607,8 +607,31 @@ impl Ops {
         }
     }
 
-    /// The value accumulated by the loops since the last call (or since the reduction was
-    /// declared); resets the reduction to its identity.
+    /// Sets a reduction back to its identity without reading it, so that the next loops
+    /// accumulate afresh (see [`Ops::reduction_result`] for the semantics).
+    ///
+    /// ```
+    /// # use ops_core::prelude::*;
+    /// # let mut ops = ops_backends::ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    /// // ... loops that add to `total`, whose sum is not wanted ...
+    /// ops.reset_reduction(&total)?;
+    /// assert_eq!(ops.reduction_result(&total)?, 0.0);
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    pub fn reset_reduction<T: Element>(&mut self, r: &Reduction<T>) -> Result<()> {
+        self.reduction_info(r.rt, r.id)?;
+        let info = &mut self.reductions[r.id.index()];
+        info.value = Scalar::identity(info.op, info.ty);
+        Ok(())
+    }
+
+    /// The value the loops accumulated into the reduction since it was last read (or reset, or
+    /// declared), folded over every loop that took it as an argument; reading it sets it back
+    /// to its identity. So one reduction can gather over several loops (a sum over two sweeps)
+    /// and is read once; a reduction used by loops whose result is not wanted must be reset
+    /// ([`Ops::reset_reduction`]) or read before it is used again, or the next result includes
+    /// those loops too. Read before any loop updated it, it is the identity (`+inf` for `Min`).
     pub fn reduction_result<T: Element>(&mut self, r: &Reduction<T>) -> Result<T> {
         let info = self.reduction_info(r.rt, r.id)?;
         if info.ty != T::TYPE {
