@@ -13,27 +13,25 @@ cargo build --release -q -p cloverleaf -p tealeaf -p ops
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# Seconds of one run of the command line given.
-seconds() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
-
+# Best of ROUNDS alternating runs of the command (off) and of the command with diagnostics only
+# (tracked), in seconds; one line per program.
 measure() {
   local label="$1"
   shift
-  local best_off=1e9 best_on=1e9 t
-  for _ in $(seq "$ROUNDS"); do
-    t=$(seconds "$@")
-    best_off=$(echo "if ($t < $best_off) $t else $best_off" | bc -l)
-    t=$(seconds "$@" --ops-diags-json "$tmp/diags.json")
-    best_on=$(echo "if ($t < $best_on) $t else $best_on" | bc -l)
-  done
-  printf '%-44s off %8.3f s   tracked %8.3f s   overhead %+6.2f %%\n' "$label" \
-    "$best_off" "$best_on" "$(echo "100 * ($best_on / $best_off - 1)" | bc -l)"
+  python3 - "$label" "$ROUNDS" "$tmp/diags.json" "$@" <<'PY'
+import subprocess, sys, time
+label, rounds, diags, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+def once(args):
+    t = time.perf_counter()
+    subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+off, on = [], []
+for _ in range(rounds):
+    off.append(once(cmd))
+    on.append(once(cmd + ["--ops-diags-json", diags]))
+print(f"{label:<46} off {min(off):8.3f} s   tracked {min(on):8.3f} s   "
+      f"overhead {100 * (min(on) / min(off) - 1):+6.2f} %")
+PY
 }
 
 measure "CloverLeaf 960x960, 87 steps, 2 threads" \
