@@ -542,6 +542,154 @@ impl App {
         }
     }
 
+    /// Damaged checkpoint files never crash a restart nor give a wrong answer: after a
+    /// checkpointing run of `deck` in each of blocking, thread and memory mode (memory mode
+    /// stopped by SIGTERM so its file is the one written on the signal), `cases` restarts each
+    /// find one file of the checkpoint directory damaged (bytes flipped, the file cut short or
+    /// extended; HDF5 file or manifest; spread over modes, files and kinds by `seed`). Every
+    /// restart must end normally with the uninterrupted run's summaries and datasets, having
+    /// restored a checkpoint that is not the damaged one (naming the damaged file) or started
+    /// afresh saying why. Panics otherwise.
+    pub fn check_damaged_checkpoints(&self, deck: &str, cases: usize, seed: u64) {
+        if let Err(e) = self.judge_damaged_checkpoints(deck, cases, seed) {
+            panic!("{e}");
+        }
+    }
+
+    fn judge_damaged_checkpoints(&self, deck: &str, cases: usize, seed: u64) -> Result<(), String> {
+        let modes = ["blocking", "thread", "memory"];
+        let mut dirs = Vec::new();
+        let mut base = None;
+        for mode in modes {
+            let b = self.baseline(deck, mode, &[])?;
+            let s = Scratch::new(self, &format!("damaged-{mode}"), deck);
+            let mut c = self.command(&s, Some(mode), false, &[]);
+            if mode == "memory" {
+                // Stopped by SIGTERM half-way: the file written on the signal.
+                let at = b.schedule[b.schedule.len() / 2].closed_at_loop + 1;
+                c.env("OPS_INJECT_FAILURE", format!("sigterm:{at}"));
+                self.run(&s, c)?;
+            } else {
+                self.complete(&s, c, "checkpointing run")?;
+            }
+            dirs.push((mode, s));
+            base.get_or_insert(b);
+        }
+        let base = base.expect("three modes");
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for case in 0..cases {
+            let (mode, s) = &dirs[case % modes.len()];
+            let ckpt = s.path("ckpt");
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&ckpt)
+                .map_err(|e| e.to_string())?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "h5" || x == "json"))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(format!("{mode}: no checkpoint file to damage"));
+            }
+            // Work on a copy, so every case starts from the intact files.
+            let work = s.path(&format!("case-{case}"));
+            let _ = std::fs::remove_dir_all(&work);
+            std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+            for f in &files {
+                std::fs::copy(f, work.join(f.file_name().expect("a file")))
+                    .map_err(|e| e.to_string())?;
+            }
+            // Mostly the newest checkpoint's files (what a restart reads first).
+            let pick = if next() % 4 == 0 {
+                (next() % files.len() as u64) as usize
+            } else {
+                files.len() - 1 - (next() % 2) as usize % files.len()
+            };
+            let target = work.join(files[pick].file_name().expect("a file"));
+            let mut bytes = std::fs::read(&target).map_err(|e| e.to_string())?;
+            let how = match next() % 3 {
+                0 => {
+                    let flips = 1 + next() % 4;
+                    for _ in 0..flips {
+                        let i = (next() % bytes.len() as u64) as usize;
+                        bytes[i] ^= (next() as u8) | 1;
+                    }
+                    format!("{flips} byte(s) flipped")
+                }
+                1 => {
+                    let keep = (next() % bytes.len() as u64) as usize;
+                    bytes.truncate(keep);
+                    format!("cut to {keep} bytes")
+                }
+                _ => {
+                    let more = 1 + (next() % 4096) as usize;
+                    bytes.extend((0..more).map(|_| next() as u8));
+                    format!("{more} bytes appended")
+                }
+            };
+            std::fs::write(&target, &bytes).map_err(|e| e.to_string())?;
+            let name = target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let what = format!("case {case} ({mode}): {name} {how}");
+            let mut c = self.command(s, Some(mode), true, &[]);
+            // The copy is the directory restarted from.
+            let args: Vec<std::ffi::OsString> = c.get_args().map(|a| a.to_owned()).collect();
+            let mut r = Command::new(self.bin);
+            let mut i = 0;
+            while i < args.len() {
+                r.arg(&args[i]);
+                if args[i] == "--ops-checkpoint-dir" {
+                    r.arg(&work);
+                    i += 1;
+                }
+                i += 1;
+            }
+            r.env_remove("OPS_INJECT_FAILURE")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            c = r;
+            let o = self.complete(s, c, &what)?;
+            let diags = o
+                .diags
+                .as_ref()
+                .ok_or_else(|| format!("{what}: no diagnostics"))?;
+            let damaged_seq: Option<u64> = name.split('.').nth(2).and_then(|n| n.parse().ok());
+            match restored(diags).map_err(|e| format!("{what}: {e}"))? {
+                // Harmless damage (the results below must still be exact), or an older
+                // checkpoint damaged that the restart did not need.
+                Some((seq, _)) if damaged_seq.is_some_and(|d| seq >= d) => {}
+                Some(_) | None => {
+                    let named = diags["restore"]["rejected"].as_array().is_some_and(|r| {
+                        r.iter()
+                            .any(|x| x["path"].as_str().is_some_and(|p| p.ends_with(&name)))
+                    });
+                    if !named {
+                        return Err(format!(
+                            "{what}: the damaged file is not among the rejected ones: {}",
+                            diags["restore"]
+                        ));
+                    }
+                }
+            }
+            if o.summary.as_deref() != Some(base.summary.as_str())
+                || o.digest.as_deref() != Some(base.digest.as_str())
+            {
+                return Err(format!(
+                    "{what}: the results differ from the uninterrupted run's"
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&work);
+        }
+        Ok(())
+    }
+
     /// A restart trusts only its own input: after a checkpointing run of `deck`, a restart with
     /// `changed` (a deck computing something else) must stop with an error naming the deck,
     /// and a restart with `longer` (`deck` with a later end) must restore a checkpoint and end

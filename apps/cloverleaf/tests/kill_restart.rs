@@ -67,3 +67,8 @@ fn a_restart_with_another_deck_is_refused_and_a_later_end_continues() {
     assert_ne!(changed, deck(SMALL));
     CLOVER.check_restart_with_another_deck(&deck(SMALL), &changed, &deck((SMALL.0, SMALL.1 + 10)));
 }
+
+#[test]
+fn damaged_checkpoint_files_fall_back_and_end_bitwise() {
+    CLOVER.check_damaged_checkpoints(&deck(SMALL), 36, 5);
+}

@@ -90,3 +90,8 @@ fn a_restart_with_another_deck_is_refused_and_a_later_end_continues() {
         &deck((SMALL.0, SMALL.1 + 6), CG),
     );
 }
+
+#[test]
+fn damaged_checkpoint_files_fall_back_and_end_bitwise() {
+    TEA.check_damaged_checkpoints(&deck(SMALL, CG), 24, 6);
+}
