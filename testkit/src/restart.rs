@@ -192,6 +192,18 @@ fn restored(diags: &serde_json::Value) -> Result<Option<(u64, u64)>, String> {
     }
 }
 
+/// A deterministic pseudo-random stream (splitmix64) from `seed`.
+fn splitmix(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
 /// `count` kill points spread over `lo..hi`: one per equal stratum, at a deterministic
 /// pseudo-random place inside it (splitmix64 from `seed`).
 ///
@@ -204,14 +216,7 @@ fn restored(diags: &serde_json::Value) -> Result<Option<(u64, u64)>, String> {
 /// ```
 pub fn spread(count: usize, seed: u64, lo: u64, hi: u64) -> Vec<u64> {
     let width = hi.saturating_sub(lo);
-    let mut x = seed;
-    let mut next = || {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut next = splitmix(seed);
     let mut out: Vec<u64> = (0..count as u64)
         .map(|k| {
             let (a, b) = (width * k / count as u64, width * (k + 1) / count as u64);
@@ -576,14 +581,7 @@ impl App {
             base.get_or_insert(b);
         }
         let base = base.expect("three modes");
-        let mut x = seed;
-        let mut next = move || {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut next = splitmix(seed);
         for case in 0..cases {
             let (mode, s) = &dirs[case % modes.len()];
             let ckpt = s.path("ckpt");
@@ -605,7 +603,7 @@ impl App {
                     .map_err(|e| e.to_string())?;
             }
             // Mostly the newest checkpoint's files (what a restart reads first).
-            let pick = if next() % 4 == 0 {
+            let pick = if next().is_multiple_of(4) {
                 (next() % files.len() as u64) as usize
             } else {
                 files.len() - 1 - (next() % 2) as usize % files.len()

@@ -345,9 +345,10 @@ pub(crate) fn load(naming: &Naming, sequence: u64) -> Result<Checkpoint, Rejecte
     })
 }
 
-/// Reads a checkpoint of `naming` through its manifest and verifies everything the manifest
-/// records.
-fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
+/// Checks a checkpoint of `naming` before HDF5 reads a byte of it: its manifest (and the
+/// manifest's own checksum), the file's name, size and whole-file checksum. The manifest and
+/// the file's path when all hold.
+fn check_unparsed(naming: &Naming, manifest_path: &Path) -> Result<(Manifest, PathBuf), Rejected> {
     let reject = |path: &Path, reason: String| Rejected {
         path: path.to_path_buf(),
         reason,
@@ -401,22 +402,20 @@ fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected>
             ),
         ));
     }
-    h5file::read(&h5, &manifest).map_err(|r| reject(&h5, r))
+    Ok((manifest, h5))
 }
 
-/// Whether checkpoint `sequence` of `naming` is complete and verifies (manifest, size and
-/// whole-file checksum; the file is not parsed).
+/// Reads a checkpoint of `naming` through its manifest and verifies everything the manifest
+/// records.
+fn verify(naming: &Naming, manifest_path: &Path) -> Result<Checkpoint, Rejected> {
+    let (manifest, h5) = check_unparsed(naming, manifest_path)?;
+    h5file::read(&h5, &manifest).map_err(|reason| Rejected { path: h5, reason })
+}
+
+/// Whether checkpoint `sequence` of `naming` is complete and verifies up to what HDF5 would
+/// read ([`check_unparsed`]).
 fn intact(naming: &Naming, sequence: u64) -> bool {
-    let Ok(bytes) = std::fs::read(naming.path(sequence, Kind::Manifest)) else {
-        return false;
-    };
-    let Ok(m) = Manifest::parse(&bytes) else {
-        return false;
-    };
-    let h5 = naming.path(sequence, Kind::H5);
-    m.sequence == sequence
-        && std::fs::metadata(&h5).is_ok_and(|md| md.len() == m.file_size)
-        && file_crc(&h5).is_ok_and(|c| c == m.file_crc32)
+    check_unparsed(naming, &naming.path(sequence, Kind::Manifest)).is_ok()
 }
 
 impl CheckpointStore for Hdf5Store {
