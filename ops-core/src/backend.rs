@@ -19,7 +19,7 @@
 //! partitioned and how reduction partials are combined, so reductions are bitwise reproducible.
 
 use crate::error::Result;
-use crate::handles::{BlockId, DatId, IterRange, ReductionId, StencilId};
+use crate::handles::{Arg, ArgView, BlockId, DatId, IterRange, ReductionId, StencilId};
 use crate::kernel::{Access, DatView, ElemType, ExecCtx, Kernel, ReduceOp, Scalar, MAX_ARGS};
 
 /// The storage layout of one dataset: element type, components, interior size, base index and
@@ -249,6 +249,42 @@ pub enum ArgPlan {
     },
     /// The iteration index.
     Idx,
+}
+
+impl ArgPlan {
+    /// What the argument passes, as [`Arg::view`](crate::Arg::view) shows it before
+    /// validation; `None` for an unused slot.
+    pub fn view(&self) -> Option<ArgView> {
+        Some(match *self {
+            ArgPlan::None => return None,
+            ArgPlan::Dat(d) => ArgView::Dat {
+                dat: d.dat,
+                stencil: d.stencil,
+                access: d.access,
+            },
+            ArgPlan::Global(s) => ArgView::Global(s),
+            ArgPlan::Reduce { id, op, .. } => ArgView::Reduce { id, op },
+            ArgPlan::Idx => ArgView::Idx,
+        })
+    }
+}
+
+/// A `par_loop` call before validation, as [`LoopObserver::skip_unvalidated`](
+/// crate::LoopObserver::skip_unvalidated) sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopCall<'a> {
+    /// The loop's name.
+    pub name: &'a str,
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// The block iterated over.
+    pub block: BlockId,
+    /// The iteration range as given.
+    pub range: IterRange,
+    /// The arguments as given.
+    pub args: &'a [Arg],
+    /// Where the application called `par_loop`.
+    pub location: &'static std::panic::Location<'static>,
 }
 
 /// A loop after validation: everything a backend needs to run it, and everything an observer

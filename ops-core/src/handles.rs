@@ -459,6 +459,32 @@ impl<T: Element> Reduction<T> {
     }
 }
 
+/// What a `par_loop` argument passes ([`Arg::view`], [`ArgPlan::view`](crate::ArgPlan::view)):
+/// the same for a call before validation and for its validated plan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArgView {
+    /// A dataset through a stencil.
+    Dat {
+        /// The dataset.
+        dat: DatId,
+        /// The stencil.
+        stencil: StencilId,
+        /// The access mode.
+        access: Access,
+    },
+    /// A global constant's value.
+    Global(Scalar),
+    /// A reduction.
+    Reduce {
+        /// The reduction.
+        id: ReductionId,
+        /// Its operation.
+        op: ReduceOp,
+    },
+    /// The iteration index.
+    Idx,
+}
+
 /// One `par_loop` argument, matched by position to a kernel parameter.
 ///
 /// Made by [`Dat::arg`], [`Arg::global`], [`Reduction::arg`] or [`Arg::idx`].
@@ -521,6 +547,32 @@ impl Arg {
     /// ```
     pub fn idx() -> Arg {
         Arg { kind: ArgKind::Idx }
+    }
+
+    /// What the argument passes, without its runtime: observers compare calls with it.
+    ///
+    /// ```
+    /// use ops_core::prelude::*;
+    /// use ops_core::{ArgView, Scalar};
+    /// assert_eq!(Arg::global(2.5_f64).view(), ArgView::Global(Scalar::F64(2.5)));
+    /// assert_eq!(Arg::idx().view(), ArgView::Idx);
+    /// ```
+    pub fn view(&self) -> ArgView {
+        match self.kind {
+            ArgKind::Dat {
+                dat,
+                stencil,
+                access,
+                ..
+            } => ArgView::Dat {
+                dat,
+                stencil,
+                access,
+            },
+            ArgKind::Global(s) => ArgView::Global(s),
+            ArgKind::Reduce { id, op, .. } => ArgView::Reduce { id, op },
+            ArgKind::Idx => ArgView::Idx,
+        }
     }
 
     /// The argument's kind, in words (for messages).

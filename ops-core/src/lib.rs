@@ -61,12 +61,12 @@ pub mod testing;
 pub mod units;
 mod validate;
 
-pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopPlan};
+pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopCall, LoopPlan};
 pub use config::{BackendKind, OpsArgs, OpsConfig};
 pub use error::{OpsError, Result};
 pub use handles::{
-    Arg, Block, BlockId, Dat, DatId, DatSpec, Halo, IterRange, Reduction, ReductionId, Stencil,
-    StencilId,
+    Arg, ArgView, Block, BlockId, Dat, DatId, DatSpec, Halo, IterRange, Reduction, ReductionId,
+    Stencil, StencilId,
 };
 pub use kernel::{Access, ElemType, Element, ReduceOp, Scalar};
 pub use observer::{LoopAction, LoopObserver, ObserverError, Query, Runtime};

@@ -29,7 +29,7 @@ use std::any::Any;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use crate::backend::{LoopPlan, PendingBytes};
+use crate::backend::{LoopCall, LoopPlan, PendingBytes};
 use crate::handles::{DatId, IterRange, ReductionId};
 use crate::kernel::Scalar;
 use crate::{Ops, OpsError, Result};
@@ -207,14 +207,10 @@ pub trait LoopObserver: Any + Send {
     /// is not validated, not shown to [`before_loop`](LoopObserver::before_loop) or
     /// [`after_loop`](LoopObserver::after_loop), not run and not profiled, and `par_loop`
     /// returns `Ok(())`. An observer replaying a restarted run uses it to pass over the loops it
-    /// skips anyway at almost no cost (it counts them itself). `name` and `location` are the
-    /// loop's name and call site. The default keeps every loop.
-    fn skip_unvalidated(
-        &mut self,
-        name: &str,
-        location: &'static std::panic::Location<'static>,
-    ) -> bool {
-        let _ = (name, location);
+    /// skips anyway at almost no cost (it counts them, and checks each call against its log).
+    /// `call` is the loop's call as the application made it. The default keeps every loop.
+    fn skip_unvalidated(&mut self, call: &LoopCall<'_>) -> bool {
+        let _ = call;
         false
     }
 

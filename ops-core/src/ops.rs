@@ -582,6 +582,24 @@ impl Ops {
         Ok(&self.stencil_info(stencil.rt, stencil.id)?.name)
     }
 
+    /// The name of the stencil declared `index`-th (from 0, as [`StencilId::index`]), for
+    /// observers naming a loop's arguments; `None` past the end.
+    pub fn stencil_name_by_index(&self, index: usize) -> Option<&str> {
+        self.stencils.get(index).map(|s| s.name.as_str())
+    }
+
+    /// The name of the reduction declared `index`-th (from 0, as [`ReductionId::index`]);
+    /// `None` past the end.
+    pub fn reduction_name_by_index(&self, index: usize) -> Option<&str> {
+        self.reductions.get(index).map(|r| r.name.as_str())
+    }
+
+    /// The name of the block declared `index`-th (from 0, as [`BlockId::index`]); `None` past
+    /// the end.
+    pub fn block_name_by_index(&self, index: usize) -> Option<&str> {
+        self.blocks.get(index).map(|b| b.name.as_str())
+    }
+
     /// Declares a reduction of type `T` with operation `op`, starting at the identity.
     ///
     /// ```
@@ -1125,7 +1143,15 @@ impl Ops {
     ) -> Result<()> {
         let location = std::panic::Location::caller();
         if let Some(o) = self.observer.as_mut() {
-            if o.skip_unvalidated(name, location) {
+            let call = crate::backend::LoopCall {
+                name,
+                kernel: kernel.name(),
+                block: block.id,
+                range,
+                args,
+                location,
+            };
+            if o.skip_unvalidated(&call) {
                 return Ok(());
             }
         }

@@ -233,11 +233,7 @@ struct SkipFirst {
 }
 
 impl LoopObserver for SkipFirst {
-    fn skip_unvalidated(
-        &mut self,
-        _name: &str,
-        _location: &'static std::panic::Location<'static>,
-    ) -> bool {
+    fn skip_unvalidated(&mut self, _call: &ops_core::LoopCall<'_>) -> bool {
         if self.left > 0 {
             self.left -= 1;
             return true;

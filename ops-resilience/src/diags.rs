@@ -228,6 +228,9 @@ pub struct Report {
     pub loops: u64,
     /// Values handed to user space.
     pub queries: u64,
+    /// Bytes of the call log at the end (every checkpoint carries it up to its loop).
+    #[serde(default)]
+    pub call_log_bytes: u64,
     /// Where regions open and why.
     pub location: LocationReport,
     /// Every checkpoint committed.

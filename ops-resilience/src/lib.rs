@@ -35,6 +35,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod boxes;
+pub mod calls;
 pub mod collective;
 pub mod config;
 pub mod diags;

@@ -10,12 +10,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::boxes::BoxList;
+use crate::calls::CallLog;
 use crate::learn::Learner;
 use crate::location::LocInfo;
 use crate::track::HistEntry;
 
 /// Format version of [`CkptMeta`].
-pub const META_VERSION: u32 = 2;
+pub const META_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
 
 /// One dataset's tracker state.
@@ -54,6 +55,10 @@ pub struct TrackerState {
     pub learner: Learner,
     /// Occurrences of the checkpoint location counted towards `--ops-checkpoint-every`.
     pub target_occ: u64,
+    /// Every loop's call before the checkpoint's loop (its records are framed after the
+    /// JSON document): a replay checks the restarted program against it.
+    #[serde(default)]
+    pub calls: CallLog,
 }
 
 /// A reduction's running value when the region opened: loops may have folded into it before
@@ -168,13 +173,17 @@ impl InputPrint {
     }
 }
 
-/// Frames the meta and the application's payload into one payload.
+/// Frames the meta (the JSON document, then the call log's records) and the application's
+/// payload into one payload.
 pub fn frame(meta: &CkptMeta, user: &[u8]) -> Vec<u8> {
     let json = serde_json::to_vec(meta).expect("meta serialises");
-    let mut out = Vec::with_capacity(16 + json.len() + user.len());
+    let records = &meta.state.calls.records;
+    let mut out = Vec::with_capacity(24 + json.len() + records.len() + user.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
     out.extend_from_slice(&json);
+    out.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    out.extend_from_slice(records);
     out.extend_from_slice(user);
     out
 }
@@ -191,7 +200,7 @@ pub fn unframe(payload: &[u8]) -> Result<(CkptMeta, Vec<u8>), String> {
         .checked_add(len)
         .filter(|&e| e <= payload.len())
         .ok_or("the checkpoint's tracker metadata is truncated")?;
-    let meta: CkptMeta = serde_json::from_slice(&payload[16..end])
+    let mut meta: CkptMeta = serde_json::from_slice(&payload[16..end])
         .map_err(|e| format!("the checkpoint's tracker metadata does not parse: {e}"))?;
     if meta.version != META_VERSION {
         return Err(format!(
@@ -199,7 +208,19 @@ pub fn unframe(payload: &[u8]) -> Result<(CkptMeta, Vec<u8>), String> {
             meta.version
         ));
     }
-    Ok((meta, payload[end..].to_vec()))
+    let truncated = || "the checkpoint's call log is truncated".to_string();
+    let n = payload
+        .get(end..end + 8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .ok_or_else(truncated)?;
+    let start = end + 8;
+    let stop = usize::try_from(n)
+        .ok()
+        .and_then(|n| start.checked_add(n))
+        .filter(|&e| e <= payload.len())
+        .ok_or_else(truncated)?;
+    meta.state.calls.records = payload[start..stop].to_vec();
+    Ok((meta, payload[stop..].to_vec()))
 }
 
 #[cfg(test)]
@@ -221,6 +242,7 @@ mod tests {
                 pure_writes: true,
                 learner: Learner::default(),
                 target_occ: 3,
+                calls: CallLog::default(),
             },
             resilient: None,
             inputs: vec![InputPrint::of("deck", b"x_cells 10")],

@@ -73,6 +73,11 @@ fn declare(ops: &mut Ops) -> P {
 
 /// Start-up, then `steps` ping-pong steps a -> b -> a, each with a reduction.
 fn init(ops: &mut Ops, p: &P) {
+    init_with(ops, p, 1.0).unwrap();
+}
+
+/// The start-up with `a` filled from `a0` (a program parameter).
+fn init_with(ops: &mut Ops, p: &P, a0: f64) -> Result<(), OpsError> {
     let all = [-1..N + 1, -1..N + 1];
     ops.par_loop(
         fill,
@@ -80,16 +85,14 @@ fn init(ops: &mut Ops, p: &P) {
         &p.grid,
         all.clone(),
         &[Arg::idx(), p.mesh.arg(&p.pt, Write), Arg::global(0.5)],
-    )
-    .unwrap();
+    )?;
     ops.par_loop(
         fill,
         "init_a",
         &p.grid,
         all.clone(),
-        &[Arg::idx(), p.a.arg(&p.pt, Write), Arg::global(1.0)],
-    )
-    .unwrap();
+        &[Arg::idx(), p.a.arg(&p.pt, Write), Arg::global(a0)],
+    )?;
     ops.par_loop(
         fill,
         "init_b",
@@ -97,10 +100,14 @@ fn init(ops: &mut Ops, p: &P) {
         all,
         &[Arg::idx(), p.b.arg(&p.pt, Write), Arg::global(2.0)],
     )
-    .unwrap();
 }
 
 fn one_step(ops: &mut Ops, p: &P) -> f64 {
+    one_step_with(ops, p, &p.mesh).unwrap()
+}
+
+/// A step whose second loop adds `added` (the mesh) into the scratch field.
+fn one_step_with(ops: &mut Ops, p: &P, added: &Dat<f64>) -> Result<f64, OpsError> {
     let inner = [0..N, 0..N];
     ops.par_loop(
         step,
@@ -108,41 +115,36 @@ fn one_step(ops: &mut Ops, p: &P) -> f64 {
         &p.grid,
         inner.clone(),
         &[p.a.arg(&p.line, Read), p.scratch.arg(&p.pt, Write)],
-    )
-    .unwrap();
+    )?;
     ops.par_loop(
         acc,
         "mesh_into_scratch",
         &p.grid,
         inner.clone(),
-        &[p.mesh.arg(&p.pt, Read), p.scratch.arg(&p.pt, ReadWrite)],
-    )
-    .unwrap();
+        &[added.arg(&p.pt, Read), p.scratch.arg(&p.pt, ReadWrite)],
+    )?;
     ops.par_loop(
         step,
         "scratch_to_b",
         &p.grid,
         inner.clone(),
         &[p.scratch.arg(&p.line, Read), p.b.arg(&p.pt, Write)],
-    )
-    .unwrap();
+    )?;
     ops.par_loop(
         step,
         "b_to_a",
         &p.grid,
         inner.clone(),
         &[p.b.arg(&p.line, Read), p.a.arg(&p.pt, Write)],
-    )
-    .unwrap();
+    )?;
     ops.par_loop(
         total,
         "total",
         &p.grid,
         inner,
         &[p.a.arg(&p.pt, Read), p.sum.arg()],
-    )
-    .unwrap();
-    ops.reduction_result(&p.sum).unwrap()
+    )?;
+    ops.reduction_result(&p.sum)
 }
 
 /// `one_step` as another version of the program has it: the same loops in the same order, but
@@ -416,7 +418,8 @@ fn a_program_that_diverges_from_the_log_is_stopped_with_a_clear_error() {
     }
     ops.finish().unwrap();
     let ck = store.all().last().unwrap().clone();
-    // The restarted program asks for another reduction first.
+    // The restarted program asks for another reduction's result first (its loops are the
+    // checkpointed run's: a loop that differs is stopped by the call log, see below).
     let mut c = cfg(1);
     c.restart = true;
     let mut ops = ops_with(BackendKind::Seq, c, &Captured::default(), move |r| {
@@ -425,14 +428,6 @@ fn a_program_that_diverges_from_the_log_is_stopped_with_a_clear_error() {
     let p = declare(&mut ops);
     init(&mut ops, &p);
     let other = ops.reduction::<f64>("other", ReduceOp::Sum);
-    ops.par_loop(
-        total,
-        "total",
-        &p.grid,
-        [0..N, 0..N],
-        &[p.a.arg(&p.pt, Read), other.arg()],
-    )
-    .unwrap();
     let e = ops.reduction_result(&other).unwrap_err().to_string();
     assert!(
         e.contains("restart diverged") && e.contains("`other`") && e.contains("`sum`"),
@@ -629,7 +624,91 @@ fn code_that_moved_restores_and_a_changed_program_is_refused() {
 
     let e = restart(true).unwrap_err().to_string();
     assert!(
-        e.contains("b_into_a") && e.contains("the program changed"),
+        e.contains("b_into_a")
+            && e.contains("the checkpointed run called `b_to_a` there")
+            && e.contains("changed since the checkpoint was taken"),
+        "{e}"
+    );
+}
+
+/// What a restarted program may change without a word, and what stops it.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Change {
+    Nothing,
+    /// A parameter the start-up passes as a global constant.
+    Parameter,
+    /// Another dataset read by one loop of the step.
+    Dataset,
+}
+
+/// A restart replays the program without computing; the call log proves the program is the
+/// checkpointed one, loop by loop: another global constant's value, or another dataset in a
+/// loop of the step, stops the restart at that loop with an error naming the loop, the argument,
+/// the value now and then. The same program restores bitwise.
+#[test]
+fn a_restart_whose_calls_differ_stops_naming_the_loop_and_the_argument() {
+    const STEPS: usize = 20;
+    let (ref_sums, ref_state) = run_ref(STEPS);
+    let store = Captured::default();
+    let mut ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
+    let p = declare(&mut ops);
+    init(&mut ops, &p);
+    for _ in 0..STEPS {
+        one_step(&mut ops, &p);
+    }
+    ops.finish().unwrap();
+    let cks = store.all();
+    let ck = cks[cks.len() / 2].clone();
+    let restart = |change: Change| {
+        let ck = ck.clone();
+        let mut c = cfg(1);
+        c.restart = true;
+        let store = Captured::default();
+        let mut ops = ops_with(BackendKind::Seq, c, &store, move |r| {
+            r.restart_from(ck).unwrap()
+        });
+        let p = declare(&mut ops);
+        init_with(
+            &mut ops,
+            &p,
+            if change == Change::Parameter {
+                1.5
+            } else {
+                1.0
+            },
+        )?;
+        let added = if change == Change::Dataset {
+            p.b
+        } else {
+            p.mesh
+        };
+        let mut sums = Vec::new();
+        for _ in 0..STEPS {
+            sums.push(one_step_with(&mut ops, &p, &added)?);
+        }
+        let st = state(&mut ops, &p);
+        let restored = ops.resilience().unwrap().report().restore.is_some();
+        ops.finish()?;
+        Ok::<_, OpsError>((sums, st, restored))
+    };
+    let (sums, st, restored) = restart(Change::Nothing).unwrap();
+    assert!(restored);
+    assert_eq!((sums, st), (ref_sums, ref_state));
+
+    let e = restart(Change::Parameter).unwrap_err().to_string();
+    assert!(
+        e.contains("restart diverged: loop 1 (`init_a@")
+            && e.contains("global constant argument 2 is 1.5e0 now, 1e0 then")
+            && e.contains("Restore the input"),
+        "{e}"
+    );
+    let e = restart(Change::Dataset).unwrap_err().to_string();
+    assert!(
+        e.contains("(`mesh_into_scratch@")
+            && e.contains(
+                "argument 0 is dataset `b` through stencil `pt` (Read) now, dataset `mesh` \
+                 through stencil `pt` (Read) then"
+            ),
         "{e}"
     );
 }

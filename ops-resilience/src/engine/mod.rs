@@ -33,8 +33,11 @@ mod report;
 
 use std::time::{Duration, Instant};
 
-use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, OpsError, Query, Runtime};
+use ops_core::{
+    DatId, IterRange, LoopAction, LoopCall, LoopObserver, LoopPlan, OpsError, Query, Runtime,
+};
 
+use crate::calls::Call;
 use crate::config::{kill_self, sigterm_self, ResilienceConfig};
 use crate::diags::Report;
 use crate::error::ResilienceError;
@@ -357,7 +360,14 @@ impl Resilience {
         let mut restored = false;
         match &mut self.phase {
             Phase::Replay(r) if index < r.k => {
-                r.locs.id_of(plan, index);
+                let loc = r.locs.id_of(plan, index);
+                let call = Call::plan(plan);
+                if let Err(d) = r.meta.state.calls.check(&mut r.calls, &call) {
+                    let key = r.locs.key(loc).to_string();
+                    let msg = r.meta.state.calls.describe(&d, index, &key, &call, rt);
+                    self.fail(ResilienceError::Diverged(msg));
+                    return LoopAction::Skip;
+                }
                 return if r.reexecutes(index) {
                     r.executed += 1;
                     LoopAction::Run
@@ -384,6 +394,14 @@ impl Resilience {
                     self.fail(ResilienceError::Diverged(msg));
                     return LoopAction::Skip;
                 }
+                // The start-up runs again: it must be the checkpointed run's.
+                let call = Call::plan(plan);
+                if let Err(d) = r.meta.state.calls.check(&mut r.calls, &call) {
+                    let key = crate::location::key_of(plan);
+                    let msg = r.meta.state.calls.describe(&d, index, &key, &call, rt);
+                    self.fail(ResilienceError::Diverged(msg));
+                    return LoopAction::Skip;
+                }
             }
             Phase::Normal | Phase::ResilientWait(_) => {}
         }
@@ -402,6 +420,7 @@ impl Resilience {
         if !restored {
             self.track.locs.count(loc, index);
         }
+        self.track.calls.record(loc, &Call::plan(plan), rt);
         let mut fp = std::mem::take(&mut self.fp);
         fp.fill(plan);
         if let Some((d, _)) = fp
@@ -458,11 +477,7 @@ impl Resilience {
 }
 
 impl LoopObserver for Resilience {
-    fn skip_unvalidated(
-        &mut self,
-        name: &str,
-        location: &'static std::panic::Location<'static>,
-    ) -> bool {
+    fn skip_unvalidated(&mut self, call: &LoopCall<'_>) -> bool {
         let Phase::Replay(r) = &mut self.phase else {
             return false;
         };
@@ -470,7 +485,17 @@ impl LoopObserver for Resilience {
         if index >= r.k || r.reexecutes(index) {
             return false; // restored or re-executed: validated and run as usual
         }
-        r.locs.id_of_site(name, location, index);
+        // A call that differs from the log is validated and reported by `before_loop`, which
+        // can name what differs.
+        if r.meta
+            .state
+            .calls
+            .check(&mut r.calls, &Call::raw(call))
+            .is_err()
+        {
+            return false;
+        }
+        r.locs.id_of_site(call.name, call.location, index);
         self.index += 1;
         r.skipped += 1;
         true

@@ -27,6 +27,8 @@ pub(crate) struct Replay {
     /// The loop locations this run has met during the replay, in first-seen order: matched
     /// with the checkpoint's by name and order, so code that only moved keeps its checkpoints.
     pub locs: crate::location::LocTable,
+    /// Where the replay is in the checkpoint's call log.
+    pub calls: crate::calls::Reader,
 }
 
 impl Replay {
@@ -42,6 +44,7 @@ impl Replay {
             executed: 0,
             skipped: 0,
             locs: crate::location::LocTable::default(),
+            calls: crate::calls::Reader::default(),
         })
     }
 

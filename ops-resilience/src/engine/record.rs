@@ -1,7 +1,7 @@
 //! [`Tracker`]: what the engine records of the program as it runs, whatever phase it is in:
 //! every dataset's written, impure and pure points ([`DatTrack`]), the loop locations
-//! ([`LocTable`]), the pure history a restart re-executes, and the log of values handed to the
-//! program.
+//! ([`LocTable`]), the pure history a restart re-executes, the log of values handed to the
+//! program and the log of loop calls ([`CallLog`](crate::calls::CallLog)).
 
 use std::collections::HashSet;
 
@@ -35,6 +35,8 @@ pub(crate) struct Tracker {
     init_history: Option<Vec<HistEntry>>,
     /// Values handed to the program, in order.
     pub queries: Vec<LoggedQuery>,
+    /// Every loop's call, in order (what a replay checks the restarted program against).
+    pub calls: crate::calls::CallLog,
     /// An explicit dataset list restricts checkpoints (`checkpoint_datasets`).
     pub list_set: bool,
     /// The last loop that wrote recomputable (pure) data: until a pass has gone by without

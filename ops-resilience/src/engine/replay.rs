@@ -426,6 +426,7 @@ impl Resilience {
         self.track.drop_init_history();
         self.learner = st.learner;
         self.learner.rebuild_bits();
+        self.track.calls = st.calls;
         self.ck.target_occ = st.target_occ;
         self.ck.last_ckpt_occ = st.target_occ;
         if let Target::Fixed { matches, .. } = &mut self.target {

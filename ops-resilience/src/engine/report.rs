@@ -141,6 +141,7 @@ impl Resilience {
         self.report.rank = self.dist.rank;
         self.report.ranks = self.dist.ranks;
         self.report.queries = self.track.queries.len() as u64;
+        self.report.call_log_bytes = self.track.calls.record_bytes() as u64;
         self.say(
             1,
             &format!(

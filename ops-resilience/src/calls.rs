@@ -1,0 +1,715 @@
+//! The call log: what every loop was called with (its name, kernel, block, range and
+//! arguments, global constants' values included), so that a restarted run proves, loop by loop,
+//! that it replays the computation its checkpoint continues.
+//!
+//! A restart replays the program without computing: values the program received are handed
+//! back from the checkpoint's log. If the program or its input changed since (another deck
+//! value, another command-line parameter, edited code), it could replay to the checkpoint's
+//! loop and continue with the saved fields, mixing two computations. The call log catches the
+//! first loop that differs: its shape (loop name, kernel, block, range, each argument's dataset,
+//! stencil and access, each reduction) or a global constant's value.
+//!
+//! Each distinct *shape* (everything but the global constants' values) is stored once; each
+//! loop adds its shape's number and, when they changed since that shape's previous call, its
+//! global constants' values: one or two bytes for most loops. The location (file, line,
+//! column) is not part of a shape: code that only moved still matches.
+
+use std::collections::BTreeMap;
+
+use ops_core::{Access, Arg, ArgPlan, ArgView, IterRange, LoopCall, LoopPlan, Ops, ReduceOp};
+use ops_core::{ElemType, Scalar};
+use serde::{Deserialize, Serialize};
+
+/// One argument of a shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum ArgShape {
+    /// A dataset (declaration index) through a stencil (declaration index).
+    Dat { dat: u32, stencil: u32, access: u8 },
+    /// A global constant of a type (its value is in the records).
+    Global { ty: u8 },
+    /// A reduction (declaration index).
+    Reduce { id: u32, op: u8 },
+    /// The iteration index.
+    Idx,
+}
+
+fn access_code(a: Access) -> u8 {
+    match a {
+        Access::Read => 0,
+        Access::Write => 1,
+        Access::ReadWrite => 2,
+        Access::Inc => 3,
+    }
+}
+
+fn access_name(code: u8) -> &'static str {
+    ["Read", "Write", "ReadWrite", "Inc"]
+        .get(code as usize)
+        .copied()
+        .unwrap_or("?")
+}
+
+fn op_code(op: ReduceOp) -> u8 {
+    match op {
+        ReduceOp::Min => 0,
+        ReduceOp::Max => 1,
+        ReduceOp::Sum => 2,
+    }
+}
+
+fn op_name(code: u8) -> &'static str {
+    ["Min", "Max", "Sum"]
+        .get(code as usize)
+        .copied()
+        .unwrap_or("?")
+}
+
+fn type_code(t: ElemType) -> u8 {
+    match t {
+        ElemType::F64 => 0,
+        ElemType::F32 => 1,
+        ElemType::I32 => 2,
+    }
+}
+
+fn scalar_bits(s: Scalar) -> u64 {
+    match s {
+        Scalar::F64(x) => x.to_bits(),
+        Scalar::F32(x) => u64::from(x.to_bits()),
+        Scalar::I32(x) => u64::from(x as u32),
+    }
+}
+
+fn show_bits(ty: u8, bits: u64) -> String {
+    match ty {
+        0 => format!("{:e}", f64::from_bits(bits)),
+        1 => format!("{:e}", f32::from_bits(bits as u32)),
+        _ => format!("{}", bits as u32 as i32),
+    }
+}
+
+impl ArgShape {
+    fn of(v: ArgView) -> ArgShape {
+        match v {
+            ArgView::Dat {
+                dat,
+                stencil,
+                access,
+            } => ArgShape::Dat {
+                dat: dat.index() as u32,
+                stencil: stencil.index() as u32,
+                access: access_code(access),
+            },
+            ArgView::Global(s) => ArgShape::Global {
+                ty: type_code(s.elem_type()),
+            },
+            ArgView::Reduce { id, op } => ArgShape::Reduce {
+                id: id.index() as u32,
+                op: op_code(op),
+            },
+            ArgView::Idx => ArgShape::Idx,
+        }
+    }
+
+    /// True when `v` has this shape (a global constant's value aside).
+    fn matches(&self, v: ArgView) -> bool {
+        match (self, v) {
+            (
+                ArgShape::Dat {
+                    dat,
+                    stencil,
+                    access,
+                },
+                ArgView::Dat {
+                    dat: d,
+                    stencil: s,
+                    access: a,
+                },
+            ) => {
+                *dat as usize == d.index()
+                    && *stencil as usize == s.index()
+                    && *access == access_code(a)
+            }
+            (ArgShape::Global { ty }, ArgView::Global(s)) => *ty == type_code(s.elem_type()),
+            (ArgShape::Reduce { id, op }, ArgView::Reduce { id: i, op: o }) => {
+                *id as usize == i.index() && *op == op_code(o)
+            }
+            (ArgShape::Idx, ArgView::Idx) => true,
+            _ => false,
+        }
+    }
+}
+
+/// A loop call: a validated plan or a call before validation.
+#[derive(Clone, Copy)]
+pub(crate) struct Call<'a> {
+    name: &'a str,
+    kernel: &'a str,
+    block: u32,
+    range: IterRange,
+    args: Args<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Args<'a> {
+    Plan(&'a [ArgPlan]),
+    Raw(&'a [Arg]),
+}
+
+impl<'a> Call<'a> {
+    /// A validated loop.
+    pub fn plan(plan: &'a LoopPlan<'a>) -> Call<'a> {
+        Call {
+            name: plan.name,
+            kernel: plan.kernel,
+            block: plan.block.index() as u32,
+            range: plan.range,
+            args: Args::Plan(plan.args()),
+        }
+    }
+
+    /// A call before validation.
+    pub fn raw(call: &'a LoopCall<'a>) -> Call<'a> {
+        Call {
+            name: call.name,
+            kernel: call.kernel,
+            block: call.block.index() as u32,
+            range: call.range,
+            args: Args::Raw(call.args),
+        }
+    }
+
+    fn nargs(&self) -> usize {
+        match self.args {
+            Args::Plan(a) => a.len(),
+            Args::Raw(a) => a.len(),
+        }
+    }
+
+    fn arg(&self, k: usize) -> ArgView {
+        match self.args {
+            Args::Plan(a) => a[k].view().unwrap_or(ArgView::Idx),
+            Args::Raw(a) => a[k].view(),
+        }
+    }
+
+    /// The range's bounds in the dimensions it has.
+    fn bounds(&self) -> (Vec<i32>, Vec<i32>) {
+        let n = self.range.dims();
+        (self.range.lo()[..n].to_vec(), self.range.hi()[..n].to_vec())
+    }
+
+    fn same_range(&self, lo: &[i32], hi: &[i32]) -> bool {
+        let n = self.range.dims();
+        n == lo.len() && self.range.lo()[..n] == *lo && self.range.hi()[..n] == *hi
+    }
+}
+
+/// Everything about a call but its global constants' values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Shape {
+    name: String,
+    kernel: String,
+    block: u32,
+    lo: Vec<i32>,
+    hi: Vec<i32>,
+    args: Vec<ArgShape>,
+}
+
+impl Shape {
+    fn of(call: &Call<'_>) -> Shape {
+        let (lo, hi) = call.bounds();
+        Shape {
+            name: call.name.to_string(),
+            kernel: call.kernel.to_string(),
+            block: call.block,
+            lo,
+            hi,
+            args: (0..call.nargs())
+                .map(|k| ArgShape::of(call.arg(k)))
+                .collect(),
+        }
+    }
+
+    fn matches(&self, call: &Call<'_>) -> bool {
+        self.name == call.name
+            && self.kernel == call.kernel
+            && self.block == call.block
+            && call.same_range(&self.lo, &self.hi)
+            && self.args.len() == call.nargs()
+            && self
+                .args
+                .iter()
+                .enumerate()
+                .all(|(k, a)| a.matches(call.arg(k)))
+    }
+
+    fn globals(&self) -> usize {
+        self.args
+            .iter()
+            .filter(|a| matches!(a, ArgShape::Global { .. }))
+            .count()
+    }
+}
+
+/// How a call differs from the logged one.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Difference {
+    /// The log ends before this loop (the checkpointed run had run fewer loops).
+    Ended,
+    /// The log cannot be decoded (a damaged log: the checkpoint's checksums make this rare).
+    Damaged,
+    /// Another loop was called.
+    Name(String),
+    /// Another kernel.
+    Kernel(String),
+    /// Another block (declaration index).
+    Block(u32),
+    /// Another range (saved bounds).
+    Range(Vec<i32>, Vec<i32>),
+    /// Another number of arguments (saved).
+    Arity(usize),
+    /// Argument `k` differs (its saved shape).
+    Arg(usize, ArgShapeSaved),
+    /// Global constant argument `k` has another value (its saved type and bits).
+    Global(usize, u8, u64),
+}
+
+/// A saved argument, opaque outside this module.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ArgShapeSaved(ArgShape);
+
+/// Declared names of the things shapes refer to by index, for messages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Names {
+    dats: BTreeMap<u32, String>,
+    stencils: BTreeMap<u32, String>,
+    reductions: BTreeMap<u32, String>,
+    blocks: BTreeMap<u32, String>,
+}
+
+impl Names {
+    fn learn(&mut self, shape: &Shape, ops: &Ops) {
+        if let Some(b) = ops.block_name_by_index(shape.block as usize) {
+            self.blocks.entry(shape.block).or_insert_with(|| b.into());
+        }
+        for a in &shape.args {
+            match *a {
+                ArgShape::Dat { dat, stencil, .. } => {
+                    if let Some(d) = ops.dat_id(dat as usize).and_then(|id| ops.dat_desc(id)) {
+                        self.dats.entry(dat).or_insert_with(|| d.name.into());
+                    }
+                    if let Some(s) = ops.stencil_name_by_index(stencil as usize) {
+                        self.stencils.entry(stencil).or_insert_with(|| s.into());
+                    }
+                }
+                ArgShape::Reduce { id, .. } => {
+                    if let Some(n) = ops.reduction_name_by_index(id as usize) {
+                        self.reductions.entry(id).or_insert_with(|| n.into());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn show(&self, a: &ArgShape) -> String {
+        let of = |m: &BTreeMap<u32, String>, i: u32, what: &str| {
+            m.get(&i)
+                .map_or_else(|| format!("{what} #{i}"), |n| format!("`{n}`"))
+        };
+        match *a {
+            ArgShape::Dat {
+                dat,
+                stencil,
+                access,
+            } => format!(
+                "dataset {} through stencil {} ({})",
+                of(&self.dats, dat, "dataset"),
+                of(&self.stencils, stencil, "stencil"),
+                access_name(access)
+            ),
+            ArgShape::Global { ty } => format!(
+                "a global constant ({})",
+                ["f64", "f32", "i32"][ty.min(2) as usize]
+            ),
+            ArgShape::Reduce { id, op } => format!(
+                "reduction {} ({})",
+                of(&self.reductions, id, "reduction"),
+                op_name(op)
+            ),
+            ArgShape::Idx => "the iteration index".into(),
+        }
+    }
+}
+
+/// The log of every loop call (see the module docs). Its records travel in checkpoints beside
+/// the JSON metadata ([`crate::meta::frame`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CallLog {
+    shapes: Vec<Shape>,
+    /// Per shape: its global constants' bits at its latest call.
+    last: Vec<Vec<u64>>,
+    names: Names,
+    /// Loops recorded.
+    loops: u64,
+    /// One record per loop (binary, framed apart from the JSON).
+    #[serde(skip)]
+    pub(crate) records: Vec<u8>,
+    /// By location id: 1 + the shape of its latest call, or 0.
+    #[serde(skip)]
+    by_loc: Vec<u32>,
+}
+
+fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn read_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Where a replay is in a log it checks calls against.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reader {
+    pos: usize,
+    /// Per shape: its global constants' bits at its latest call read.
+    last: Vec<Vec<u64>>,
+}
+
+impl CallLog {
+    /// Loops recorded.
+    pub fn loops(&self) -> u64 {
+        self.loops
+    }
+
+    /// Bytes of the records.
+    pub fn record_bytes(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Records the call of loop location `loc` (ids as the tracker's). `ops` names what a new
+    /// shape refers to.
+    pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) {
+        let l = loc as usize;
+        if self.by_loc.len() <= l {
+            self.by_loc.resize(l + 1, 0);
+        }
+        let cached = self.by_loc[l];
+        let s = if cached > 0 && self.shapes[cached as usize - 1].matches(call) {
+            cached as usize - 1
+        } else {
+            let s = match self.shapes.iter().position(|sh| sh.matches(call)) {
+                Some(s) => s,
+                None => {
+                    let shape = Shape::of(call);
+                    self.names.learn(&shape, ops);
+                    self.shapes.push(shape);
+                    self.last.push(Vec::new());
+                    self.shapes.len() - 1
+                }
+            };
+            self.by_loc[l] = s as u32 + 1;
+            s
+        };
+        let n = self.shapes[s].globals();
+        let last = &mut self.last[s];
+        let mut changed = last.len() != n;
+        let mut g = 0;
+        for k in 0..call.nargs() {
+            if let ArgView::Global(v) = call.arg(k) {
+                changed |= last.get(g) != Some(&scalar_bits(v));
+                g += 1;
+            }
+        }
+        push_varint(&mut self.records, ((s as u64) << 1) | u64::from(changed));
+        if changed {
+            last.clear();
+            for k in 0..call.nargs() {
+                if let ArgView::Global(v) = call.arg(k) {
+                    let b = scalar_bits(v);
+                    last.push(b);
+                    self.records.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+        }
+        self.loops += 1;
+    }
+
+    /// Checks the next logged call against `call`, moving `rd` past it only if they agree.
+    pub(crate) fn check(&self, rd: &mut Reader, call: &Call<'_>) -> Result<(), Difference> {
+        if rd.pos >= self.records.len() {
+            return Err(Difference::Ended);
+        }
+        let mut pos = rd.pos;
+        let v = read_varint(&self.records, &mut pos).ok_or(Difference::Damaged)?;
+        let s = (v >> 1) as usize;
+        let shape = self.shapes.get(s).ok_or(Difference::Damaged)?;
+        let n = shape.globals();
+        let mut fresh = Vec::new();
+        if v & 1 == 1 {
+            for _ in 0..n {
+                let b = self.records.get(pos..pos + 8).ok_or(Difference::Damaged)?;
+                fresh.push(u64::from_le_bytes(b.try_into().expect("8 bytes")));
+                pos += 8;
+            }
+        }
+        if !shape.matches(call) {
+            return Err(first_difference(shape, call));
+        }
+        if rd.last.len() < self.shapes.len() {
+            rd.last.resize(self.shapes.len(), Vec::new());
+        }
+        let saved = if v & 1 == 1 { &fresh } else { &rd.last[s] };
+        if saved.len() != n {
+            return Err(Difference::Damaged);
+        }
+        let mut g = 0;
+        for k in 0..call.nargs() {
+            if let ArgView::Global(now) = call.arg(k) {
+                if saved[g] != scalar_bits(now) {
+                    return Err(Difference::Global(k, type_code(now.elem_type()), saved[g]));
+                }
+                g += 1;
+            }
+        }
+        if v & 1 == 1 {
+            rd.last[s] = fresh;
+        }
+        rd.pos = pos;
+        Ok(())
+    }
+
+    /// Says how `call` (the run's loop `index`) differs from the checkpointed run's, naming the
+    /// saved values with this log's names and the current ones with `ops`.
+    pub(crate) fn describe(
+        &self,
+        d: &Difference,
+        index: u64,
+        key: &str,
+        call: &Call<'_>,
+        ops: &Ops,
+    ) -> String {
+        let mut now_names = Names::default();
+        let now_shape = Shape::of(call);
+        now_names.learn(&now_shape, ops);
+        let what = match d {
+            Difference::Ended => {
+                "the checkpointed run had run no more loops before its checkpoint".to_string()
+            }
+            Difference::Damaged => "the checkpoint's call log cannot be read".to_string(),
+            Difference::Name(saved) => format!("the checkpointed run called `{saved}` there"),
+            Difference::Kernel(saved) => {
+                format!("its kernel is `{}` now, `{saved}` then", call.kernel)
+            }
+            Difference::Block(saved) => format!(
+                "it runs over block `{}` now, `{}` then",
+                now_names
+                    .blocks
+                    .get(&call.block)
+                    .map_or("?", String::as_str),
+                self.names.blocks.get(saved).map_or("?", String::as_str)
+            ),
+            Difference::Range(lo, hi) => format!(
+                "its range is {} now, {} then",
+                show_range(&now_shape.lo, &now_shape.hi),
+                show_range(lo, hi)
+            ),
+            Difference::Arity(saved) => format!(
+                "it has {} argument(s) now, {saved} then",
+                now_shape.args.len()
+            ),
+            Difference::Arg(k, ArgShapeSaved(saved)) => format!(
+                "argument {k} is {} now, {} then",
+                now_names.show(&now_shape.args[*k]),
+                self.names.show(saved)
+            ),
+            Difference::Global(k, ty, bits) => {
+                let now = match call.arg(*k) {
+                    ArgView::Global(s) => show_bits(*ty, scalar_bits(s)),
+                    _ => "?".into(),
+                };
+                format!(
+                    "global constant argument {k} is {now} now, {} then",
+                    show_bits(*ty, *bits)
+                )
+            }
+        };
+        format!(
+            "loop {index} (`{key}`) is not the call the checkpointed run made: {what}. The \
+             program or its input (deck, parameters, code) changed since the checkpoint was \
+             taken; continuing would mix two computations. Restore the input the checkpoint was \
+             taken with to continue that run, or start afresh (without --ops-restart, or with \
+             another --ops-checkpoint-dir)"
+        )
+    }
+}
+
+fn show_range(lo: &[i32], hi: &[i32]) -> String {
+    let parts: Vec<String> = lo
+        .iter()
+        .zip(hi)
+        .map(|(l, h)| format!("{l}..{h}"))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+fn first_difference(shape: &Shape, call: &Call<'_>) -> Difference {
+    if shape.name != call.name {
+        return Difference::Name(shape.name.clone());
+    }
+    if shape.kernel != call.kernel {
+        return Difference::Kernel(shape.kernel.clone());
+    }
+    if shape.block != call.block {
+        return Difference::Block(shape.block);
+    }
+    if !call.same_range(&shape.lo, &shape.hi) {
+        return Difference::Range(shape.lo.clone(), shape.hi.clone());
+    }
+    if shape.args.len() != call.nargs() {
+        return Difference::Arity(shape.args.len());
+    }
+    let k = (0..call.nargs())
+        .find(|&k| !shape.args[k].matches(call.arg(k)))
+        .unwrap_or(0);
+    Difference::Arg(k, ArgShapeSaved(shape.args[k].clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ops_backends::prelude::*;
+
+    #[kernel]
+    fn scale(a: Read<f64>, b: Write<f64>, k: Global<f64>) {
+        b[(0, 0)] = k * a[(0, 0)];
+    }
+
+    struct World {
+        ops: Ops,
+        grid: Block,
+        a: Dat<f64>,
+        b: Dat<f64>,
+        pt: Stencil,
+    }
+
+    fn world() -> World {
+        let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+        let grid = ops.block("grid", 2).unwrap();
+        let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
+        let b = ops.dat::<f64, 2>(&grid, "b", [4, 4], Halo::none()).unwrap();
+        let pt = ops.stencil("pt", &[[0, 0]]).unwrap();
+        World {
+            ops,
+            grid,
+            a,
+            b,
+            pt,
+        }
+    }
+
+    /// Runs `f` with the call of `scale` reading `src` with constant `k`.
+    fn with_call<R>(w: &World, src: &Dat<f64>, k: f64, f: impl FnOnce(&Call<'_>) -> R) -> R {
+        let args = [src.arg(&w.pt, Read), w.b.arg(&w.pt, Write), Arg::global(k)];
+        let call = LoopCall {
+            name: "scale",
+            kernel: "scale",
+            block: w.grid.id(),
+            range: IterRange::from([0..4, 0..4]),
+            args: &args,
+            location: std::panic::Location::caller(),
+        };
+        f(&Call::raw(&call))
+    }
+
+    #[test]
+    fn records_are_small_and_read_back_in_step() {
+        let w = world();
+        let mut log = CallLog::default();
+        let ks = [0.5, 0.5, 0.5, 0.25, 0.25];
+        for k in ks {
+            with_call(&w, &w.a, k, |c| log.record(0, c, &w.ops));
+        }
+        assert_eq!(log.loops(), 5);
+        // A shape number with the value (9 bytes) when the constant changed, else one byte.
+        assert_eq!(log.record_bytes(), 9 + 1 + 1 + 9 + 1);
+        let mut rd = Reader::default();
+        for k in ks {
+            with_call(&w, &w.a, k, |c| log.check(&mut rd, c)).unwrap();
+        }
+        assert_eq!(
+            with_call(&w, &w.a, 0.25, |c| log.check(&mut rd, c)),
+            Err(Difference::Ended)
+        );
+    }
+
+    #[test]
+    fn the_first_difference_is_named_with_the_values_then_and_now() {
+        let w = world();
+        let mut log = CallLog::default();
+        for k in [0.5, 0.25] {
+            with_call(&w, &w.a, k, |c| log.record(0, c, &w.ops));
+        }
+        let mut rd = Reader::default();
+        with_call(&w, &w.a, 0.5, |c| log.check(&mut rd, c)).unwrap();
+        // Another constant: the reader stays where it was, so the same call can be described.
+        let msg = with_call(&w, &w.a, 0.75, |c| {
+            let d = log.check(&mut rd, c).unwrap_err();
+            assert_eq!(d, Difference::Global(2, 0, 0.25f64.to_bits()));
+            log.describe(&d, 1, "scale@x.rs:1:1", c, &w.ops)
+        });
+        assert!(
+            msg.contains("loop 1 (`scale@x.rs:1:1`)")
+                && msg.contains("global constant argument 2 is 7.5e-1 now, 2.5e-1 then"),
+            "{msg}"
+        );
+        // Another dataset.
+        let msg = with_call(&w, &w.b, 0.25, |c| {
+            let d = log.check(&mut rd, c).unwrap_err();
+            log.describe(&d, 1, "scale@x.rs:1:1", c, &w.ops)
+        });
+        assert!(
+            msg.contains(
+                "argument 0 is dataset `b` through stencil `pt` (Read) now, dataset `a` through \
+                 stencil `pt` (Read) then"
+            ),
+            "{msg}"
+        );
+        // The logged call still passes.
+        with_call(&w, &w.a, 0.25, |c| log.check(&mut rd, c)).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_log_is_a_difference_not_a_panic() {
+        let w = world();
+        let mut log = CallLog::default();
+        with_call(&w, &w.a, 0.5, |c| log.record(0, c, &w.ops));
+        for cut in 0..log.records.len() {
+            let mut short = log.clone();
+            short.records.truncate(cut);
+            let r = with_call(&w, &w.a, 0.5, |c| short.check(&mut Reader::default(), c));
+            assert!(
+                matches!(r, Err(Difference::Ended | Difference::Damaged)),
+                "{r:?}"
+            );
+        }
+        let mut bad = log.clone();
+        bad.records[0] = 0x7e; // shape 63: there is no such shape
+        let r = with_call(&w, &w.a, 0.5, |c| bad.check(&mut Reader::default(), c));
+        assert_eq!(r, Err(Difference::Damaged));
+    }
+}
