@@ -19,13 +19,11 @@ report_skips() {
   rm -f "$OPS_SKIP_LOG"
 }
 trap report_skips EXIT
-# The resilience tests run one at a time: several threads driving Debian's HDF5 build (not
-# thread-safe) at once crashed once in CI (SIGSEGV in tests/distributed.rs, whose fake ranks
-# are threads), although hdf5-metno serialises its calls. (The store tests' intermittent
-# failures were another cause, HDF5's own file locks inherited by child processes, now off:
-# ops-resilience/src/store/h5file.rs.)
-cargo test --workspace --release --exclude ops-resilience "$@"
-cargo test --release -p ops-resilience "$@" -- --test-threads=1
+# Every test binary runs its tests in parallel, the resilience tests included: their two causes
+# of failure in parallel are gone (HDF5's own file locks inherited by child processes, now off;
+# two threads reading one checkpoint file at once, now claimed per file: see FileInUse in
+# ops-resilience/src/store/h5file.rs).
+cargo test --workspace --release "$@"
 # Distributed runs (cargo feature `mpi`) under Open MPI's mpirun, one test at a time: each
 # launches up to 4 processes on this machine's cores.
 cargo test --release -p ops-backends -p cloverleaf -p cloverleaf3d -p tealeaf \

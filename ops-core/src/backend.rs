@@ -227,6 +227,25 @@ impl DatArgPlan {
         }
         c
     }
+
+    /// The points whose old values the loop may observe through this argument: the range grown
+    /// by the stencil for `Read`, the centre box for `ReadWrite`, `Inc` and a `Write` that is
+    /// not a full write; `None` for a full write.
+    pub fn observed(&self, range: &IterRange) -> Option<IterRange> {
+        if !self.reads() {
+            return None;
+        }
+        Some(if self.access == Access::Read {
+            self.touched
+        } else {
+            self.centre(range)
+        })
+    }
+
+    /// The points the loop writes through this argument (its centre box); `None` for `Read`.
+    pub fn written(&self, range: &IterRange) -> Option<IterRange> {
+        self.writes().then(|| self.centre(range))
+    }
 }
 
 /// One validated loop argument, by kernel parameter position.

@@ -43,7 +43,7 @@ impl Bx {
     }
 
     /// The box as a range of `dims` dimensions.
-    pub fn to_range(&self, dims: usize) -> IterRange {
+    pub fn to_range(self, dims: usize) -> IterRange {
         IterRange::new(dims.clamp(1, 3), self.lo, self.hi).expect("1..=3 dimensions")
     }
 

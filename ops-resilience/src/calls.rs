@@ -392,6 +392,7 @@ pub(crate) struct Reader {
 
 impl CallLog {
     /// Loops recorded.
+    #[cfg(test)]
     pub fn loops(&self) -> u64 {
         self.loops
     }

@@ -11,15 +11,6 @@
 use ops_core::Ops;
 
 /// Every process's `mine`, indexed by rank; an error naming the first rank that failed, if any.
-///
-/// ```
-/// # use ops_backends::prelude::*;
-/// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
-/// assert_eq!(ops_resilience::collective::gather_u64(&mut ops, Ok(7)), Ok(vec![7]));
-/// let e = ops_resilience::collective::gather_u64(&mut ops, Err("disk".into())).unwrap_err();
-/// assert_eq!(e, "disk");
-/// # Ok::<(), OpsError>(())
-/// ```
 pub fn gather_u64(ops: &mut Ops, mine: Result<u64, String>) -> Result<Vec<u64>, String> {
     let Some(comm) = ops.comm() else {
         return mine.map(|v| vec![v]);
@@ -60,4 +51,17 @@ pub fn gather_u64(ops: &mut Ops, mine: Result<u64, String>) -> Result<Vec<u64>, 
 /// True when `mine` is true on any process.
 pub fn any(ops: &mut Ops, mine: bool) -> Result<bool, String> {
     Ok(gather_u64(ops, Ok(mine as u64))?.iter().any(|&v| v != 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use ops_backends::prelude::*;
+
+    #[test]
+    fn a_single_process_answers_from_its_own_value() {
+        let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+        assert_eq!(super::gather_u64(&mut ops, Ok(7)), Ok(vec![7]));
+        let e = super::gather_u64(&mut ops, Err("disk".into())).unwrap_err();
+        assert_eq!(e, "disk");
+    }
 }

@@ -21,7 +21,7 @@ pub enum Interval {
 ///
 /// ```
 /// use std::time::Duration;
-/// use ops_resilience::config::parse_duration;
+/// use ops_resilience::parse_duration;
 /// assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
 /// assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
 /// assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
@@ -118,7 +118,7 @@ fn parse_level(s: &str) -> Result<u8, String> {
 ///
 /// ```
 /// use clap::Parser;
-/// use ops_resilience::config::{Interval, ResilienceArgs};
+/// use ops_resilience::{Interval, ResilienceArgs};
 /// #[derive(Parser, Debug)]
 /// struct Cli {
 ///     #[command(flatten)]
@@ -352,7 +352,7 @@ impl InjectFailure {
     /// Parses a value of `OPS_INJECT_FAILURE`.
     ///
     /// ```
-    /// use ops_resilience::config::InjectFailure;
+    /// use ops_resilience::InjectFailure;
     /// assert_eq!(InjectFailure::parse("loop:42").unwrap().loop_index, Some(42));
     /// assert_eq!(InjectFailure::parse("sigterm:7").unwrap().sigterm_at, Some(7));
     /// assert_eq!(InjectFailure::parse("write:3").unwrap().loop_index, None);

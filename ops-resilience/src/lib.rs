@@ -5,20 +5,20 @@
 //! fetches). This crate listens on the runtime's observer hook ([`ops_core::LoopObserver`]) and
 //! uses that to checkpoint an application without any checkpoint code in it:
 //!
-//! - **Tracking** ([`track`]): every loop gets an index and a location (`name@file:line:col`);
+//! - **Tracking** (`track`): every loop gets an index and a location (`name@file:line:col`);
 //!   per dataset the tracker keeps the boxes loops wrote, split into points a replay
 //!   reproduces (*pure*: computed at start-up from other pure data, e.g. mesh geometry) and
 //!   points it does not (*impure*: everything recurring). Every value handed to the program is
 //!   logged.
-//! - **Checkpoint regions** ([`region`]): OPS's Algorithm 1 made exact. A checkpoint opens
+//! - **Checkpoint regions** (`region`): OPS's Algorithm 1 made exact. A checkpoint opens
 //!   before a loop and spans the following loops; each impure box is saved the first time a
 //!   loop is about to overwrite it after having read it, dropped when it is overwritten first,
 //!   and saved at close if still undecided. Halo strips are decided separately from the
-//!   interior ([`boxes`]).
-//! - **Location** ([`location`]): a learning phase measures, by dry runs of the region
+//!   interior (`boxes`).
+//! - **Location** (`location`): a learning phase measures, by dry runs of the region
 //!   algorithm, what a checkpoint would cost at each recurring loop and picks the cheapest
 //!   that recurs often enough.
-//! - **Restart by replay** ([`engine`]): the program runs from the start; loops are skipped
+//! - **Restart by replay** (`engine`): the program runs from the start; loops are skipped
 //!   (except the few that recompute pure data still needed), logged values are returned in
 //!   order, and at the checkpoint's loop the saved boxes are uploaded and the run continues.
 //! - **Stores** ([`store`]): HDF5 files (blocking), a writer thread, or memory; in a
@@ -34,26 +34,31 @@
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop)]
 
-pub mod boxes;
-pub mod calls;
-pub mod collective;
-pub mod config;
+// The engine's parts are private: what an application, a custom store or a test needs is
+// re-exported below, and `diags` (the report's JSON schema) and `store` (the store trait, the
+// file stores and the layout of a checkpoint directory) are public modules.
+mod boxes;
+mod calls;
+mod collective;
+mod config;
 pub mod diags;
-pub mod engine;
-pub mod error;
-pub mod ext;
-pub mod learn;
-pub mod location;
-pub mod meta;
-pub mod pool;
-pub mod region;
+mod engine;
+mod error;
+mod ext;
+mod learn;
+mod location;
+mod meta;
+mod pool;
+mod region;
 pub mod store;
-pub mod track;
+mod track;
 
-pub use config::{InjectFailure, Interval, ResilienceArgs, ResilienceConfig};
+pub use config::{parse_duration, InjectFailure, Interval, ResilienceArgs, ResilienceConfig};
 pub use engine::{Enter, Resilience};
 pub use error::ResilienceError;
 pub use ext::{with_resilience, ResilienceExt};
+pub use learn::{Learner, Level};
+pub use location::{spec_matches, LocInfo};
 
 use ops_core::{Ops, OpsError};
 

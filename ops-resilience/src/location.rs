@@ -62,7 +62,7 @@ pub fn key_of(plan: &LoopPlan<'_>) -> String {
 /// the full key. `*` matches everything.
 ///
 /// ```
-/// use ops_resilience::location::spec_matches;
+/// use ops_resilience::spec_matches;
 /// let key = "reset_field@src/clover.rs:1602:18";
 /// assert!(spec_matches("reset_field", key));
 /// assert!(spec_matches("reset_field@src/clover.rs:1602", key));

@@ -13,7 +13,7 @@
 //! (mesh geometry computed at start-up). Every other loop write is impure: recurring work is
 //! never recomputed, it is saved (or found to be overwritten first).
 
-use ops_core::{Access, ArgPlan, DatLayout, LoopPlan};
+use ops_core::{ArgPlan, DatLayout, LoopPlan};
 use serde::{Deserialize, Serialize};
 
 use crate::boxes::{BoxList, Bx};
@@ -42,17 +42,11 @@ impl Footprint {
         for a in plan.args() {
             if let ArgPlan::Dat(d) = a {
                 let id = d.dat.index() as u32;
-                let centre = Bx::from_range(&d.centre(&plan.range));
-                if d.reads() {
-                    let r = if d.access == Access::Read {
-                        Bx::from_range(&d.touched)
-                    } else {
-                        centre
-                    };
-                    self.reads.push((id, r));
+                if let Some(r) = d.observed(&plan.range) {
+                    self.reads.push((id, Bx::from_range(&r)));
                 }
-                if d.writes() {
-                    self.writes.push((id, centre));
+                if let Some(w) = d.written(&plan.range) {
+                    self.writes.push((id, Bx::from_range(&w)));
                 }
             }
         }

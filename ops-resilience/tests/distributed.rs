@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use ops_backends::prelude::*;
 use ops_core::{Backend, BlockId, Comm, DatId, DatLayout, LoopPlan, Scalar};
-use ops_resilience::config::Interval;
 use ops_resilience::store::{Hdf5Store, StoreMode};
+use ops_resilience::Interval;
 use ops_resilience::{install, ResilienceConfig, ResilienceExt};
 
 // ------------------------------------------------------------------------------------------

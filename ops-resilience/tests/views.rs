@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::*;
 use ops_backends::prelude::*;
-use ops_resilience::config::Interval;
 use ops_resilience::store::Checkpoint;
+use ops_resilience::Interval;
 use ops_resilience::ResilienceExt;
 
 #[kernel]

@@ -10,7 +10,7 @@ use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, Group, H5Type, Location};
 use ops_core::ElemType;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 #[cfg(not(target_endian = "little"))]
@@ -218,6 +218,41 @@ fn without_file_locking() -> hdf5::FileBuilder {
     builder
 }
 
+/// One HDF5 file open at a time per path in this process: held from before a file is opened
+/// until every HDF5 object of it is closed.
+///
+/// HDF5 shares one file's state between all the handles a process opens on it, and the same
+/// dataset opened through two of them shares its type, which points into the handle that
+/// opened it first. When that handle closes while another thread still reads through the
+/// other, the read follows a freed pointer (SIGSEGV in `H5F_addr_decode` under a vlen read,
+/// about once in 30 runs of `tests/distributed.rs`, whose ranks are threads that all verify
+/// every rank's files). hdf5-metno's lock makes each call atomic, not each open-read-close.
+struct FileInUse(PathBuf);
+
+static FILES_IN_USE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+static FILE_RELEASED: std::sync::Condvar = std::sync::Condvar::new();
+
+impl FileInUse {
+    /// Waits until no other thread of this process has `path` open, and claims it.
+    fn claim(path: &Path) -> FileInUse {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let mut open = FILES_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+        while open.contains(&key) {
+            open = FILE_RELEASED.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+        open.push(key.clone());
+        FileInUse(key)
+    }
+}
+
+impl Drop for FileInUse {
+    fn drop(&mut self) {
+        let mut open = FILES_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|p| p != &self.0);
+        FILE_RELEASED.notify_all();
+    }
+}
+
 /// Writes `ck` to a new HDF5 file at `path` (truncating any old one) and closes it. Calls
 /// `after_first_region` once, right after the first region is written (or after the last
 /// dataset when there is no region): the failure-injection point. Returns every dataset's
@@ -230,6 +265,7 @@ pub(crate) fn write(
     validate(ck)
         .map_err(|message| StoreError::Invalid(format!("{}: {message}", path.display())))?;
     let queries_crc32 = queries_crc(&ck.queries, &ck.payload);
+    let _in_use = FileInUse::claim(path);
     let mut body = || -> hdf5::Result<Vec<DatSum>> {
         let file = without_file_locking().create(path)?;
         let writeback = EarlyWriteback::open(path);
@@ -337,6 +373,8 @@ pub(crate) fn write(
 /// sequence, every region's box, type, shape and checksum, the queries' and payload's checksum.
 /// The error is the reason to reject the file.
 pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, String> {
+    // Declared first, dropped last: after every object of the file.
+    let _in_use = FileInUse::claim(path);
     let file = without_file_locking()
         .open(path)
         .map_err(|e| format!("HDF5 cannot open it: {e}"))?;

@@ -7,11 +7,9 @@ use std::time::Duration;
 
 use ops_backends::prelude::*;
 use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, Query, Runtime};
-use ops_resilience::boxes::Bx;
 use ops_resilience::store::{
     Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError,
 };
-use ops_resilience::track::Footprint;
 use ops_resilience::{Resilience, ResilienceConfig};
 
 // ------------------------------------------------------------------------------------------
@@ -90,6 +88,61 @@ pub fn plain_ops(backend: BackendKind) -> Ops {
 // Trace
 // ------------------------------------------------------------------------------------------
 
+/// A half-open box of points in 3 dimensions (the tests' own, independent of the tracker's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bx {
+    pub lo: [i32; 3],
+    pub hi: [i32; 3],
+}
+
+impl Bx {
+    pub fn new(lo: [i32; 3], hi: [i32; 3]) -> Bx {
+        Bx { lo, hi }
+    }
+
+    /// The box of a range (dimensions it lacks are 0..1).
+    pub fn from_range(r: &IterRange) -> Bx {
+        let (mut lo, mut hi) = ([0; 3], [1; 3]);
+        let n = r.dims();
+        lo[..n].copy_from_slice(&r.lo()[..n]);
+        hi[..n].copy_from_slice(&r.hi()[..n]);
+        Bx { lo, hi }
+    }
+
+    pub fn overlaps(&self, o: &Bx) -> bool {
+        (0..3).all(|d| self.lo[d] < o.hi[d] && o.lo[d] < self.hi[d])
+    }
+}
+
+/// What a loop may read and what it writes, from its plan as the runtime validated it
+/// (`DatArgPlan::observed` and `written`): `(dataset index, box)` per argument.
+#[derive(Clone, Debug, Default)]
+pub struct Footprint {
+    pub reads: Vec<(u32, Bx)>,
+    pub writes: Vec<(u32, Bx)>,
+}
+
+impl Footprint {
+    pub fn of(plan: &LoopPlan<'_>) -> Footprint {
+        let mut fp = Footprint::default();
+        if plan.range.is_empty() {
+            return fp;
+        }
+        for a in plan.args() {
+            if let ops_core::ArgPlan::Dat(d) = a {
+                let id = d.dat.index() as u32;
+                if let Some(r) = d.observed(&plan.range) {
+                    fp.reads.push((id, Bx::from_range(&r)));
+                }
+                if let Some(w) = d.written(&plan.range) {
+                    fp.writes.push((id, Bx::from_range(&w)));
+                }
+            }
+        }
+        fp
+    }
+}
+
 /// One access event, in program order.
 #[derive(Clone, Debug)]
 pub enum Ev {
@@ -106,9 +159,7 @@ pub struct Trace(pub Arc<Mutex<Vec<Ev>>>);
 
 impl LoopObserver for Trace {
     fn before_loop(&mut self, _ops: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
-        let mut fp = Footprint::default();
-        fp.fill(plan);
-        self.0.lock().unwrap().push(Ev::Loop(fp));
+        self.0.lock().unwrap().push(Ev::Loop(Footprint::of(plan)));
         LoopAction::Run
     }
     fn on_query(&mut self, q: &mut Query<'_>) {
