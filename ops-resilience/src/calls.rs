@@ -403,14 +403,16 @@ impl CallLog {
     }
 
     /// Records the call of loop location `loc` (ids as the tracker's). `ops` names what a new
-    /// shape refers to.
-    pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) {
+    /// shape refers to. True when the call has the shape of the location's previous call (its
+    /// footprint is the same).
+    pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> bool {
         let l = loc as usize;
         if self.by_loc.len() <= l {
             self.by_loc.resize(l + 1, 0);
         }
         let cached = self.by_loc[l];
-        let s = if cached > 0 && self.shapes[cached as usize - 1].matches(call) {
+        let same = cached > 0 && self.shapes[cached as usize - 1].matches(call);
+        let s = if same {
             cached as usize - 1
         } else {
             let s = match self.shapes.iter().position(|sh| sh.matches(call)) {
@@ -448,6 +450,7 @@ impl CallLog {
             }
         }
         self.loops += 1;
+        same
     }
 
     /// Checks the next logged call against `call`, moving `rd` past it only if they agree.

@@ -339,3 +339,28 @@ impl Resilience {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::testing::{cfg, Kept, Prog};
+    use crate::ResilienceExt;
+
+    #[test]
+    fn a_restart_with_another_input_is_refused_naming_it() {
+        let store = Kept::default();
+        let mut p = Prog::new(cfg(1), &store, |r| r.set_location("smooth"));
+        p.ops.input_fingerprint("deck", b"n=8").unwrap();
+        p.run(4).unwrap();
+        let ck = store.all().pop().expect("a checkpoint");
+        let restart = |deck: &[u8]| {
+            let ck = ck.clone();
+            let mut c = cfg(1);
+            c.restart = true;
+            let mut q = Prog::new(c, &Kept::default(), |r| r.restart_from(ck).unwrap());
+            q.ops.input_fingerprint("deck", deck)
+        };
+        restart(b"n=8").unwrap();
+        let e = restart(b"n=9").unwrap_err().to_string();
+        assert!(e.contains("the input `deck` is not the one"), "{e}");
+    }
+}

@@ -758,3 +758,43 @@ impl Resilience {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::testing::{cfg, reference, STEP_LOOPS};
+
+    /// At a fixed location with `--ops-checkpoint-every 2`: a checkpoint at every second
+    /// occurrence, saving what the step reads before it overwrites it (`u`), never the mesh (a
+    /// replay recomputes it) nor `v` (overwritten first). The first step's writes are the first
+    /// of their loops, from start-up data: a replay recomputes them too, so a checkpoint before
+    /// the second step's end saves nothing.
+    #[test]
+    fn checkpoints_come_every_nth_occurrence_and_save_only_live_data() {
+        let (_, cks) = reference(cfg(2), 10, |r| r.set_location("smooth"));
+        let at: Vec<u64> = cks.iter().map(|c| c.meta.loop_index).collect();
+        assert!(at.len() >= 3, "{at:?}");
+        assert!(
+            at.iter().all(|l| (l - 2) % STEP_LOOPS == 0),
+            "at smooth: {at:?}"
+        );
+        assert!(
+            at.windows(2).all(|w| w[1] - w[0] == 2 * STEP_LOOPS),
+            "{at:?}"
+        );
+        for c in &cks {
+            let saved: Vec<&str> = c
+                .dats
+                .iter()
+                .filter(|d| !d.regions.is_empty())
+                .map(|d| d.name.as_str())
+                .collect();
+            let k = c.meta.loop_index;
+            let want: &[&str] = if k > 2 + 2 * STEP_LOOPS {
+                &["grid/u"]
+            } else {
+                &[]
+            };
+            assert_eq!(saved, want, "checkpoint at loop {k}");
+        }
+    }
+}

@@ -95,3 +95,22 @@ impl Phase {
         matches!(self, Phase::Normal)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testing::{cfg, reference};
+    use crate::meta::unframe;
+
+    #[test]
+    fn a_replay_reexecutes_exactly_the_listed_loops() {
+        let (_, cks) = reference(cfg(1), 6, |r| r.set_location("smooth"));
+        let ck = cks.last().expect("checkpoints").clone();
+        let (mut meta, user) = unframe(&ck.payload).unwrap();
+        meta.replay = vec![1, 5, 9];
+        let mut r = Replay::new(ck, meta, user);
+        let run: Vec<u64> = (0..12).filter(|&i| r.reexecutes(i)).collect();
+        assert_eq!(run, vec![1, 5, 9]);
+        assert!(!Phase::Replay(r).normal());
+    }
+}

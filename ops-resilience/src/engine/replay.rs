@@ -623,3 +623,28 @@ fn ordinal(n: usize) -> String {
     };
     format!("{n}{suffix}")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::testing::{cfg, reference, Kept, Prog};
+
+    /// A restart skips the loops before the checkpoint (re-executing only start-up loops whose
+    /// data the step needs), restores, and ends bitwise as the uninterrupted run.
+    #[test]
+    fn a_restart_replays_to_the_checkpoint_and_continues_bitwise() {
+        let (sums, cks) = reference(cfg(1), 8, |r| r.set_location("smooth"));
+        let ck = cks[cks.len() / 2].clone();
+        let k = ck.meta.loop_index;
+        let mut c = cfg(1);
+        c.restart = true;
+        let mut p = Prog::new(c, &Kept::default(), |r| {
+            r.set_location("smooth");
+            r.restart_from(ck).unwrap()
+        });
+        assert_eq!(p.run(8).unwrap(), sums);
+        let rep = p.report().restore.expect("restored");
+        assert_eq!(rep.loop_index, Some(k));
+        assert_eq!(rep.skipped_loops + rep.executed_loops, k);
+        assert!(rep.executed_loops <= 2, "only start-up loops: {rep:?}");
+    }
+}

@@ -177,3 +177,25 @@ impl Resilience {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::testing::{cfg, Kept, Prog, STEP_LOOPS};
+
+    #[test]
+    fn the_report_counts_loops_and_values_and_names_the_location_used() {
+        let store = Kept::default();
+        let mut p = Prog::new(cfg(1), &store, |_| {});
+        p.run(12).unwrap();
+        let r = p.report();
+        assert_eq!(r.loops, 2 + 12 * STEP_LOOPS);
+        assert_eq!(r.queries, 12);
+        assert!(r.call_log_bytes > 0);
+        let cks = store.all();
+        assert_eq!(r.checkpoints.len(), cks.len());
+        let chosen = r.location.chosen.expect("a location was learnt");
+        let steady: Vec<_> = r.checkpoints.iter().filter(|c| !c.provisional).collect();
+        assert!(!steady.is_empty());
+        assert!(steady.iter().all(|c| c.location == chosen), "{chosen}");
+    }
+}

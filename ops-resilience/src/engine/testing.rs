@@ -1,0 +1,217 @@
+//! A small context for the engine modules' unit tests: a store keeping every checkpoint in
+//! memory, and a 2-D program with one start-up loop (a mesh) and a time step of four loops
+//! (smooth `u` into `v`, add the mesh, copy back, sum), run on the sequential backend.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ops_backends::prelude::*;
+
+use crate::diags::Report;
+use crate::store::{Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError};
+use crate::{Resilience, ResilienceConfig};
+
+/// Keeps every committed checkpoint (shared with the test).
+#[derive(Clone, Default)]
+pub struct Kept(pub Arc<Mutex<Vec<Checkpoint>>>);
+
+impl Kept {
+    pub fn all(&self) -> Vec<Checkpoint> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl CheckpointStore for Kept {
+    fn commit_deferred(
+        &mut self,
+        mut ck: Checkpoint,
+        pending: Vec<PendingRegion>,
+    ) -> Result<CommitStats, StoreError> {
+        ck.fill_in(pending)?;
+        self.0.lock().unwrap().push(ck);
+        Ok(CommitStats {
+            write: Duration::from_nanos(1),
+            bytes_written: 1,
+            ..CommitStats::default()
+        })
+    }
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn find_latest(&self) -> Result<Found, StoreError> {
+        Ok(Found {
+            checkpoint: self.0.lock().unwrap().last().cloned(),
+            rejected: Vec::new(),
+            read: Duration::ZERO,
+        })
+    }
+    fn next_sequence(&self) -> Result<u64, StoreError> {
+        Ok(self.0.lock().unwrap().len() as u64 + 1)
+    }
+}
+
+/// Checkpoints every `every` occurrences of the location.
+pub fn cfg(every: u64) -> ResilienceConfig {
+    ResilienceConfig {
+        dir: Some("unused".into()),
+        every: Some(every),
+        app: Some("unit".into()),
+        ..ResilienceConfig::default()
+    }
+}
+
+#[kernel]
+fn fill(idx: Idx, out: Write<f64>) {
+    out[(0, 0)] = (idx[0] * 3 + idx[1]) as f64 * 0.125;
+}
+
+#[kernel]
+fn smooth(a: Read<f64>, b: Write<f64>) {
+    b[(0, 0)] = 0.5 * a[(0, 0)] + 0.25 * (a[(1, 0)] + a[(-1, 0)]);
+}
+
+#[kernel]
+fn add(m: Read<f64>, b: ReadWrite<f64>) {
+    b[(0, 0)] = b[(0, 0)] + 0.5 * m[(0, 0)];
+}
+
+#[kernel]
+fn copy(a: Read<f64>, b: Write<f64>) {
+    b[(0, 0)] = a[(0, 0)];
+}
+
+#[kernel]
+fn total(a: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0)];
+}
+
+const N: i32 = 8;
+
+/// The program and its runtime.
+pub struct Prog {
+    pub ops: Ops,
+    grid: Block,
+    pub u: Dat<f64>,
+    v: Dat<f64>,
+    mesh: Dat<f64>,
+    pt: Stencil,
+    line: Stencil,
+    sum: Reduction<f64>,
+}
+
+/// Loops per time step.
+pub const STEP_LOOPS: u64 = 4;
+
+impl Prog {
+    /// Declares the program on a runtime observed by a [`Resilience`] writing to `store`
+    /// (`prep` adjusts it before it is installed).
+    pub fn new(cfg: ResilienceConfig, store: &Kept, prep: impl FnOnce(&mut Resilience)) -> Prog {
+        let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+        let mut r = Resilience::new(cfg, Some(Box::new(store.clone())));
+        prep(&mut r);
+        ops.set_observer(Some(Box::new(r)));
+        let grid = ops.block("grid", 2).unwrap();
+        let h = Halo::uniform(1);
+        let n = N as usize;
+        let u = ops.dat::<f64, 2>(&grid, "u", [n, n], h).unwrap();
+        let v = ops.dat::<f64, 2>(&grid, "v", [n, n], h).unwrap();
+        let mesh = ops.dat::<f64, 2>(&grid, "mesh", [n, n], h).unwrap();
+        let pt = ops.stencil("pt", &[[0, 0]]).unwrap();
+        let line = ops.stencil("line", &[[0, 0], [1, 0], [-1, 0]]).unwrap();
+        let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
+        Prog {
+            ops,
+            grid,
+            u,
+            v,
+            mesh,
+            pt,
+            line,
+            sum,
+        }
+    }
+
+    /// The start-up: the mesh and `u` filled over their halos (two loops).
+    pub fn start(&mut self) -> Result<(), OpsError> {
+        let all = [-1..N + 1, -1..N + 1];
+        let (pt, g) = (self.pt, self.grid);
+        self.ops.par_loop(
+            fill,
+            "mesh",
+            &g,
+            all.clone(),
+            &[Arg::idx(), self.mesh.arg(&pt, Write)],
+        )?;
+        self.ops
+            .par_loop(fill, "init", &g, all, &[Arg::idx(), self.u.arg(&pt, Write)])
+    }
+
+    /// One time step; its sum.
+    pub fn step(&mut self) -> Result<f64, OpsError> {
+        let inner = [0..N, 0..N];
+        let (pt, line, g) = (self.pt, self.line, self.grid);
+        let (u, v, mesh) = (self.u, self.v, self.mesh);
+        let ops = &mut self.ops;
+        ops.par_loop(
+            smooth,
+            "smooth",
+            &g,
+            inner.clone(),
+            &[u.arg(&line, Read), v.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            add,
+            "add_mesh",
+            &g,
+            inner.clone(),
+            &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite)],
+        )?;
+        ops.par_loop(
+            copy,
+            "copy_back",
+            &g,
+            inner.clone(),
+            &[v.arg(&pt, Read), u.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            total,
+            "total",
+            &g,
+            inner,
+            &[u.arg(&pt, Read), self.sum.arg()],
+        )?;
+        ops.reduction_result(&self.sum)
+    }
+
+    /// Start-up, `steps` steps, the end of the run: the sums' bits.
+    pub fn run(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
+        self.start()?;
+        let sums = (0..steps)
+            .map(|_| self.step().map(f64::to_bits))
+            .collect::<Result<_, _>>()?;
+        self.ops.finish()?;
+        Ok(sums)
+    }
+
+    /// The observer's report.
+    pub fn report(&mut self) -> Report {
+        self.ops
+            .observer_mut::<Resilience>()
+            .expect("a resilience observer")
+            .report()
+            .clone()
+    }
+}
+
+/// The sums of an uninterrupted run of `steps` steps checkpointing as `cfg` says, with the
+/// checkpoints it took.
+pub fn reference(
+    cfg: ResilienceConfig,
+    steps: usize,
+    prep: impl FnOnce(&mut Resilience),
+) -> (Vec<u64>, Vec<Checkpoint>) {
+    let store = Kept::default();
+    let mut p = Prog::new(cfg, &store, prep);
+    let sums = p.run(steps).unwrap();
+    (sums, store.all())
+}
