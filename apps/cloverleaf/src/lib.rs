@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use ops::prelude::*;
 use ops_app_common::progress::{fraction_done, Progress};
+use ops_app_common::summary::NotFinite;
 
 use crate::clover::{Clover, Summary};
 use crate::deck::{Deck, DeckError};
@@ -69,18 +70,8 @@ pub enum AppError {
         source: std::io::Error,
     },
     /// A quantity that steers or reports the run became NaN or infinite.
-    #[error(
-        "step {step}: {what} is {value}: the solution has broken down (check the deck's \
-         states and timestep keywords)"
-    )]
-    NotFinite {
-        /// Step number.
-        step: u64,
-        /// What became non-finite.
-        what: String,
-        /// Its value.
-        value: f64,
-    },
+    #[error(transparent)]
+    NotFinite(#[from] NotFinite),
     /// The step fell below the minimum.
     #[error(
         "timestep: small timestep {dt:e} at step {step} (below {dtmin:e}); set by cell ({j}, {k}) at x {x:e}, y {y:e}"
@@ -125,18 +116,6 @@ pub fn load_deck(cli: &Cli) -> Result<Deck, DeckError> {
     match &cli.deck {
         Some(p) => deck::load(p),
         None => deck::parse("<built-in clover_bm_short.in>", deck::DEFAULT_DECK),
-    }
-}
-
-/// Stops the run when a field summary holds NaN or an infinity.
-fn finite(s: &clover::Summary) -> Result<(), AppError> {
-    match s.first_non_finite() {
-        Some((what, value)) => Err(AppError::NotFinite {
-            step: s.step,
-            what: format!("the field summary's {what}"),
-            value,
-        }),
-        None => Ok(()),
     }
 }
 
@@ -210,7 +189,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let mut summaries = Vec::new();
     let s0 = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s0)).map_err(io("stdout"))?;
-    finite(&s0)?;
+    NotFinite::check_summary(&s0)?;
     summaries.push(s0);
     if let Some(v) = visit.as_mut() {
         v.dump(&mut clover).map_err(|e| AppError::Io {
@@ -242,13 +221,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         progress
             .step(out, fraction, message, &line)
             .map_err(io("stdout"))?;
-        if !info.dt.is_finite() {
+        if let Err(e) = NotFinite::check_timestep(clover.step, info.dt) {
             progress.abandon();
-            return Err(AppError::NotFinite {
-                step: clover.step,
-                what: "the timestep".into(),
-                value: info.dt,
-            });
+            return Err(e.into());
         }
         if info.dt < clover.deck.dtmin {
             progress.abandon();
@@ -268,9 +243,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             progress
                 .println(out, &output::summary_table(&s))
                 .map_err(io("stdout"))?;
-            if let Err(e) = finite(&s) {
+            if let Err(e) = NotFinite::check_summary(&s) {
                 progress.abandon();
-                return Err(e);
+                return Err(e.into());
             }
             summaries.push(s);
         }
@@ -290,7 +265,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     progress.finish();
     let s = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
-    finite(&s)?;
+    NotFinite::check_summary(&s)?;
     summaries.push(s);
     writeln!(out, "\n Calculation complete\n Clover is finishing\n Wall clock {wall:.6} s ({} steps, {:.6} s/step)", clover.step, wall / clover.step.max(1) as f64)
         .map_err(io("stdout"))?;

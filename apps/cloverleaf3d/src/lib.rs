@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use ops::prelude::*;
 use ops_app_common::progress::{fraction_done, Progress};
+use ops_app_common::summary::NotFinite;
 
 use crate::clover::{Clover, Summary};
 use crate::deck::{Deck, DeckError, Geometry};
@@ -73,6 +74,9 @@ pub enum AppError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A quantity that steers or reports the run became NaN or infinite.
+    #[error(transparent)]
+    NotFinite(#[from] NotFinite),
     /// The step fell below the minimum.
     #[error(
         "timestep: small timestep {dt:e} at step {step} (below {dtmin:e}); set by cell \
@@ -197,6 +201,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let mut summaries = Vec::new();
     let s0 = clover.field_summary()?;
     writeln!(out, "{}", output::summary_table(&s0)).map_err(io("stdout"))?;
+    NotFinite::check_summary(&s0)?;
     summaries.push(s0);
     if let Some(v) = visit.as_mut() {
         dump(v, &mut clover)?;
@@ -224,6 +229,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         progress
             .step(out, fraction, message, &line)
             .map_err(io("stdout"))?;
+        if let Err(e) = NotFinite::check_timestep(clover.step, info.dt) {
+            progress.abandon();
+            return Err(e.into());
+        }
         if info.dt < clover.deck.dtmin {
             progress.abandon();
             return Err(AppError::SmallTimestep {
@@ -240,6 +249,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             progress
                 .println(out, &output::summary_table(&s))
                 .map_err(io("stdout"))?;
+            if let Err(e) = NotFinite::check_summary(&s) {
+                progress.abandon();
+                return Err(e.into());
+            }
             summaries.push(s);
         }
         if let Some(v) = visit.as_mut() {
@@ -256,6 +269,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     let wall = t0.elapsed().as_secs_f64();
     progress.finish();
     writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
+    NotFinite::check_summary(&s)?;
     summaries.push(s);
     writeln!(
         out,

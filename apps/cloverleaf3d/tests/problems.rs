@@ -377,3 +377,23 @@ fn visit_without_hdf5_says_so() {
     assert!(out.contains("no HDF5 output"), "{out}");
     assert_eq!(o.steps, 50);
 }
+
+/// A deck whose numbers overflow stops with an error naming the step and the quantity, at the
+/// first summary that shows it (the original prints NaN summaries and exits 0).
+#[test]
+fn broken_numbers_stop_the_run_naming_step_and_quantity() {
+    let src = std::fs::read_to_string(deck("clover_test1.in")).unwrap();
+    let huge = src.replacen("density=1.0 ", "density=1e308 ", 1);
+    assert_ne!(huge, src, "clover_test1.in has a density to change");
+    let path = temp_path("huge-density.in");
+    std::fs::write(&path, huge).unwrap();
+    let cli =
+        Cli::try_parse_from(["cloverleaf3d", path.to_str().unwrap(), "--no-progress"]).unwrap();
+    let err = run(&cli, &mut Vec::new())
+        .expect_err("a run with infinite mass must stop")
+        .to_string();
+    assert!(
+        err.starts_with("step 0: the field summary's mass is inf"),
+        "{err}"
+    );
+}

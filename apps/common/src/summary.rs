@@ -215,3 +215,57 @@ mod tests {
         assert!(summary_table(&sample(), 8).contains("  0.10000000E+03"));
     }
 }
+
+/// A quantity that steers or reports a run (a field summary's, the timestep) became NaN or
+/// infinite: the run stops naming it rather than printing NaN to the end.
+///
+/// ```
+/// use ops_app_common::summary::{NotFinite, Summary};
+/// let mut s = Summary { step: 7, time: 0.5, volume: 8.0, mass: 4.0, density: 0.5,
+///                       pressure: 1.0, internal_energy: 3.0, kinetic_energy: 1.0,
+///                       total_energy: 4.0 };
+/// assert!(NotFinite::check_summary(&s).is_ok());
+/// s.pressure = f64::INFINITY;
+/// let e = NotFinite::check_summary(&s).unwrap_err();
+/// assert!(e.to_string().starts_with("step 7: the field summary's pressure is inf"));
+/// assert!(NotFinite::check_timestep(3, f64::NAN).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "step {step}: {what} is {value}: the solution has broken down (check the deck's states and \
+     timestep keywords)"
+)]
+pub struct NotFinite {
+    /// Step number.
+    pub step: u64,
+    /// What became non-finite.
+    pub what: String,
+    /// Its value.
+    pub value: f64,
+}
+
+impl NotFinite {
+    /// An error naming the first quantity of `s` that is NaN or infinite.
+    pub fn check_summary(s: &Summary) -> Result<(), NotFinite> {
+        match s.first_non_finite() {
+            Some((what, value)) => Err(NotFinite {
+                step: s.step,
+                what: format!("the field summary's {what}"),
+                value,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// An error when step `step`'s timestep `dt` is NaN or infinite.
+    pub fn check_timestep(step: u64, dt: f64) -> Result<(), NotFinite> {
+        if dt.is_finite() {
+            return Ok(());
+        }
+        Err(NotFinite {
+            step,
+            what: "the timestep".into(),
+            value: dt,
+        })
+    }
+}
