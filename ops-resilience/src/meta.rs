@@ -55,6 +55,10 @@ pub struct TrackerState {
     pub learner: Learner,
     /// Occurrences of the checkpoint location counted towards `--ops-checkpoint-every`.
     pub target_occ: u64,
+    /// The last loop whose writes were recomputable: the learner measures only once a pass
+    /// has gone by since (a restarted run must measure when the run it continues did).
+    #[serde(default)]
+    pub last_pure_write: u64,
     /// Every loop's call before the checkpoint's loop (its records are framed after the
     /// JSON document): a replay checks the restarted program against it.
     #[serde(default)]
@@ -242,6 +246,7 @@ mod tests {
                 pure_writes: true,
                 learner: Learner::default(),
                 target_occ: 3,
+                last_pure_write: 0,
                 calls: CallLog::default(),
             },
             resilient: None,

@@ -285,6 +285,7 @@ impl Resilience {
             pure_writes: self.track.pure_writes,
             learner: self.learner.clone(),
             target_occ: self.ck.target_occ,
+            last_pure_write: self.track.last_pure_write,
             calls: self.track.calls.clone(),
         }
     }

@@ -427,6 +427,7 @@ impl Resilience {
         self.learner = st.learner;
         self.learner.rebuild_bits();
         self.track.calls = st.calls;
+        self.track.last_pure_write = st.last_pure_write;
         self.ck.target_occ = st.target_occ;
         self.ck.last_ckpt_occ = st.target_occ;
         if let Target::Fixed { matches, .. } = &mut self.target {
@@ -642,6 +643,20 @@ mod tests {
             r.restart_from(ck).unwrap()
         });
         assert_eq!(p.run(8).unwrap(), sums);
+        // The tracker's state goes on as the uninterrupted run's: the last recomputable write
+        // (start-up and the first step, before the checkpoint), which times the learner's
+        // measurements, included.
+        let mut q = Prog::new(cfg(1), &Kept::default(), |r| r.set_location("smooth"));
+        q.run(8).unwrap();
+        let last_pure = |p: &mut Prog| {
+            p.ops
+                .observer_mut::<crate::Resilience>()
+                .unwrap()
+                .track
+                .last_pure_write
+        };
+        assert!(last_pure(&mut q) > 0);
+        assert_eq!(last_pure(&mut p), last_pure(&mut q));
         let rep = p.report().restore.expect("restored");
         assert_eq!(rep.loop_index, Some(k));
         assert_eq!(rep.skipped_loops + rep.executed_loops, k);
