@@ -87,15 +87,20 @@ impl Tracker {
         if fp.writes.is_empty() {
             return;
         }
-        let reads_pure = fp
-            .reads
-            .iter()
-            .all(|(d, b)| !self.dats[*d as usize].impure.overlaps(b));
         let start_up = self.locs.first_pass_recur.is_none();
+        // Whether the loop read only recomputable points: asked only for a write that could be
+        // pure (in a steady time loop none is, and the reads are not scanned).
+        let mut reads_pure: Option<bool> = None;
         let mut any_pure = false;
         for (d, w) in &fp.writes {
             let first = self.seen.insert((loc, *d));
-            let pure = self.pure_writes && reads_pure && (first || start_up);
+            let pure = self.pure_writes
+                && (first || start_up)
+                && *reads_pure.get_or_insert_with(|| {
+                    fp.reads
+                        .iter()
+                        .all(|(d, b)| !self.dats[*d as usize].impure.overlaps(b))
+                });
             self.dats[*d as usize].write(w, pure, in_closure, index);
             any_pure |= pure;
         }
