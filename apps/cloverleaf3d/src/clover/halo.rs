@@ -6,7 +6,7 @@
 //! of a vector (velocity, or a flux through faces normal to that axis) changes sign. Face fluxes
 //! follow the original's own rule across the faces they are not normal to: they reflect like
 //! node data there (layer 1 copies the point two inside), and a few strips stop one point short
-//! of the field's extent ([`Field::short_strip`]). The sides are done in the original's order
+//! of the field's extent (`Field::short_strip`). The sides are done in the original's order
 //! (y, then x, then z), every strip spanning the halos of the other axes, so corners and edges
 //! come out as the original's.
 
