@@ -16,8 +16,10 @@ use crate::location::LocInfo;
 use crate::track::HistEntry;
 
 /// Format version of [`CkptMeta`].
-pub const META_VERSION: u32 = 3;
+pub const META_VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
+/// Largest call log a checkpoint may inflate to (a damaged or hostile file cannot ask for more).
+const MAX_CALL_LOG: usize = 1 << 32;
 
 /// One dataset's tracker state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -177,11 +179,12 @@ impl InputPrint {
     }
 }
 
-/// Frames the meta (the JSON document, then the call log's records) and the application's
-/// payload into one payload.
+/// Frames the meta (the JSON document, then the call log's records, deflated) and the
+/// application's payload into one payload.
 pub fn frame(meta: &CkptMeta, user: &[u8]) -> Vec<u8> {
     let json = serde_json::to_vec(meta).expect("meta serialises");
-    let records = &meta.state.calls.records;
+    // A time loop's calls repeat pass after pass: deflated, the log is a small fraction.
+    let records = &miniz_oxide::deflate::compress_to_vec(&meta.state.calls.records, 6);
     let mut out = Vec::with_capacity(24 + json.len() + records.len() + user.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
@@ -223,7 +226,9 @@ pub fn unframe(payload: &[u8]) -> Result<(CkptMeta, Vec<u8>), String> {
         .and_then(|n| start.checked_add(n))
         .filter(|&e| e <= payload.len())
         .ok_or_else(truncated)?;
-    meta.state.calls.records = payload[start..stop].to_vec();
+    meta.state.calls.records =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(&payload[start..stop], MAX_CALL_LOG)
+            .map_err(|e| format!("the checkpoint's call log does not inflate: {e:?}"))?;
     Ok((meta, payload[stop..].to_vec()))
 }
 
