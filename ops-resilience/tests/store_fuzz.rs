@@ -31,6 +31,17 @@ enum Damage {
     Extend(usize),
 }
 
+/// The damage of case `n`, drawn from its noise `r`.
+fn damage_of(n: u64, r: &[u8]) -> Damage {
+    let pick = |i: usize| f64::from(r[i]) / 256.0;
+    match r[2] % 4 {
+        0 => Damage::Flip(pick(3), r[4] | 1),
+        1 => Damage::Flips(n, 1 + r[5] as usize % 8),
+        2 => Damage::Truncate(pick(6)),
+        _ => Damage::Extend(1 + (r[7] as usize) * 16),
+    }
+}
+
 fn damage(path: &Path, how: Damage) {
     let mut bytes = std::fs::read(path).unwrap();
     let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len.saturating_sub(1));
@@ -63,7 +74,6 @@ fn sequence_of(path: &Path) -> u64 {
 fn case(n: u64) -> Result<(), String> {
     let mode = [StoreMode::Blocking, StoreMode::Thread, StoreMode::Memory][(n % 3) as usize];
     let r = noise(n ^ 0xfa11, 16);
-    let pick = |i: usize| f64::from(r[i]) / 256.0;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     {
@@ -89,12 +99,7 @@ fn case(n: u64) -> Result<(), String> {
         files.iter().collect()
     };
     let target = candidates[r[1] as usize % candidates.len()].clone();
-    let how = match r[2] % 4 {
-        0 => Damage::Flip(pick(3), r[4] | 1),
-        1 => Damage::Flips(n, 1 + r[5] as usize % 8),
-        2 => Damage::Truncate(pick(6)),
-        _ => Damage::Extend(1 + (r[7] as usize) * 16),
-    };
+    let how = damage_of(n, &r);
     damage(&target, how);
     let what = format!(
         "case {n}: {mode:?}, {how:?} on {}",
@@ -185,7 +190,6 @@ fn all_files(dir: &Path) -> Vec<PathBuf> {
 fn dist_case(n: u64) -> Result<(), String> {
     let mode = [StoreMode::Blocking, StoreMode::Thread, StoreMode::Memory][(n % 3) as usize];
     let r = noise(n ^ 0xd157, 16);
-    let pick = |i: usize| f64::from(r[i]) / 256.0;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     for k in 0..2 {
@@ -205,12 +209,7 @@ fn dist_case(n: u64) -> Result<(), String> {
     } else {
         files[r[1] as usize % files.len()].clone()
     };
-    let how = match r[2] % 4 {
-        0 => Damage::Flip(pick(3), r[4] | 1),
-        1 => Damage::Flips(n, 1 + r[5] as usize % 8),
-        2 => Damage::Truncate(pick(6)),
-        _ => Damage::Extend(1 + (r[7] as usize) * 16),
-    };
+    let how = damage_of(n, &r);
     damage(&target, how);
     let what = format!(
         "distributed case {n}: {mode:?}, {how:?} on {}",

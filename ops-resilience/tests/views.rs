@@ -201,6 +201,31 @@ fn saved_names(ck: &Checkpoint) -> Vec<String> {
     ck.dats.iter().map(|d| d.name.clone()).collect()
 }
 
+/// A runtime restarting from `ck` (learnt location, every step), and its store.
+fn restarting_from(ck: &Checkpoint) -> (Ops, Captured) {
+    let ck = ck.clone();
+    let mut c = cfg(1);
+    c.restart = true;
+    let store = Captured::default();
+    let ops = ops_with(BackendKind::Seq, c, &store, move |r| {
+        r.restart_from(ck).unwrap()
+    });
+    (ops, store)
+}
+
+/// The checkpoints of a run of `steps` steps at the learnt location, every step.
+fn learnt_checkpoints(steps: usize) -> Vec<Checkpoint> {
+    let store = Captured::default();
+    let mut ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
+    let p = declare(&mut ops);
+    init(&mut ops, &p);
+    for _ in 0..steps {
+        one_step(&mut ops, &p);
+    }
+    ops.finish().unwrap();
+    store.all()
+}
+
 fn run_ref(steps: usize) -> (Vec<f64>, Vec<Vec<f64>>) {
     let mut ops = plain_ops(BackendKind::Seq);
     let p = declare(&mut ops);
@@ -576,15 +601,7 @@ fn code_that_moved_restores_and_a_changed_program_is_refused() {
     // Enough steps for the learnt location to be decided and checkpointed several times.
     const STEPS: usize = 20;
     let (ref_sums, ref_state) = run_ref(STEPS);
-    let store = Captured::default();
-    let mut ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
-    let p = declare(&mut ops);
-    init(&mut ops, &p);
-    for _ in 0..STEPS {
-        one_step(&mut ops, &p);
-    }
-    ops.finish().unwrap();
-    let cks = store.all();
+    let cks = learnt_checkpoints(STEPS);
     let ck = cks[cks.len() / 2].clone();
     let after: Vec<u64> = cks
         .iter()
@@ -594,13 +611,7 @@ fn code_that_moved_restores_and_a_changed_program_is_refused() {
     assert!(!after.is_empty());
 
     let restart = |renamed: bool| {
-        let ck = ck.clone();
-        let mut c = cfg(1);
-        c.restart = true;
-        let store = Captured::default();
-        let mut ops = ops_with(BackendKind::Seq, c, &store, move |r| {
-            r.restart_from(ck).unwrap()
-        });
+        let (mut ops, store) = restarting_from(&ck);
         let p = declare(&mut ops);
         init(&mut ops, &p);
         let mut sums = Vec::new();
@@ -649,24 +660,10 @@ enum Change {
 fn a_restart_whose_calls_differ_stops_naming_the_loop_and_the_argument() {
     const STEPS: usize = 20;
     let (ref_sums, ref_state) = run_ref(STEPS);
-    let store = Captured::default();
-    let mut ops = ops_with(BackendKind::Seq, cfg(1), &store, |_| {});
-    let p = declare(&mut ops);
-    init(&mut ops, &p);
-    for _ in 0..STEPS {
-        one_step(&mut ops, &p);
-    }
-    ops.finish().unwrap();
-    let cks = store.all();
+    let cks = learnt_checkpoints(STEPS);
     let ck = cks[cks.len() / 2].clone();
     let restart = |change: Change| {
-        let ck = ck.clone();
-        let mut c = cfg(1);
-        c.restart = true;
-        let store = Captured::default();
-        let mut ops = ops_with(BackendKind::Seq, c, &store, move |r| {
-            r.restart_from(ck).unwrap()
-        });
+        let (mut ops, _store) = restarting_from(&ck);
         let p = declare(&mut ops);
         init_with(
             &mut ops,

@@ -1,54 +1,15 @@
 //! A small context for the engine modules' unit tests: a store keeping every checkpoint in
-//! memory, and a 2-D program with one start-up loop (a mesh) and a time step of four loops
+//! memory (`KeptInMemory`), and a 2-D program with one start-up loop (a mesh) and a time step of four loops
 //! (smooth `u` into `v`, add the mesh, copy back, sum), run on the sequential backend.
-
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use ops_backends::prelude::*;
 
 use crate::diags::Report;
-use crate::store::{Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError};
+use crate::store::Checkpoint;
 use crate::{Resilience, ResilienceConfig};
 
-/// Keeps every committed checkpoint (shared with the test).
-#[derive(Clone, Default)]
-pub struct Kept(pub Arc<Mutex<Vec<Checkpoint>>>);
-
-impl Kept {
-    pub fn all(&self) -> Vec<Checkpoint> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl CheckpointStore for Kept {
-    fn commit_deferred(
-        &mut self,
-        mut ck: Checkpoint,
-        pending: Vec<PendingRegion>,
-    ) -> Result<CommitStats, StoreError> {
-        ck.fill_in(pending)?;
-        self.0.lock().unwrap().push(ck);
-        Ok(CommitStats {
-            write: Duration::from_nanos(1),
-            bytes_written: 1,
-            ..CommitStats::default()
-        })
-    }
-    fn flush(&mut self) -> Result<(), StoreError> {
-        Ok(())
-    }
-    fn find_latest(&self) -> Result<Found, StoreError> {
-        Ok(Found {
-            checkpoint: self.0.lock().unwrap().last().cloned(),
-            rejected: Vec::new(),
-            read: Duration::ZERO,
-        })
-    }
-    fn next_sequence(&self) -> Result<u64, StoreError> {
-        Ok(self.0.lock().unwrap().len() as u64 + 1)
-    }
-}
+/// The store the tests read their checkpoints from.
+pub type Kept = crate::store::KeptInMemory;
 
 /// Checkpoints every `every` occurrences of the location.
 pub fn cfg(every: u64) -> ResilienceConfig {

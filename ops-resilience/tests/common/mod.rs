@@ -3,13 +3,9 @@
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use ops_backends::prelude::*;
 use ops_core::{DatId, IterRange, LoopAction, LoopObserver, LoopPlan, Query, Runtime};
-use ops_resilience::store::{
-    Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, StoreError,
-};
 use ops_resilience::{Resilience, ResilienceConfig};
 
 // ------------------------------------------------------------------------------------------
@@ -17,43 +13,7 @@ use ops_resilience::{Resilience, ResilienceConfig};
 // ------------------------------------------------------------------------------------------
 
 /// Keeps every committed checkpoint (shared, so the test can look after the run).
-#[derive(Clone, Default)]
-pub struct Captured(pub Arc<Mutex<Vec<Checkpoint>>>);
-
-impl Captured {
-    pub fn all(&self) -> Vec<Checkpoint> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl CheckpointStore for Captured {
-    fn commit_deferred(
-        &mut self,
-        mut ck: Checkpoint,
-        pending: Vec<PendingRegion>,
-    ) -> Result<CommitStats, StoreError> {
-        ck.fill_in(pending)?;
-        self.0.lock().unwrap().push(ck);
-        Ok(CommitStats {
-            write: Duration::from_nanos(1),
-            bytes_written: 1,
-            ..CommitStats::default()
-        })
-    }
-    fn flush(&mut self) -> Result<(), StoreError> {
-        Ok(())
-    }
-    fn find_latest(&self) -> Result<Found, StoreError> {
-        Ok(Found {
-            checkpoint: self.0.lock().unwrap().last().cloned(),
-            rejected: Vec::new(),
-            read: Duration::ZERO,
-        })
-    }
-    fn next_sequence(&self) -> Result<u64, StoreError> {
-        Ok(self.0.lock().unwrap().len() as u64 + 1)
-    }
-}
+pub type Captured = ops_resilience::store::KeptInMemory;
 
 /// A configuration that writes checkpoints (to a [`Captured`] store) every `every`
 /// occurrences of the location.
