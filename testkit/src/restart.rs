@@ -232,6 +232,18 @@ impl App {
     /// `ckpt/` in that mode at every occurrence of the location, with diagnostics; with
     /// `restart`, restarting from there. Stdout is discarded, stderr kept.
     fn command(&self, s: &Scratch, mode: Option<&str>, restart: bool, env: Env<'_>) -> Command {
+        self.command_in(s, &s.path("ckpt"), mode, restart, env)
+    }
+
+    /// [`command`](Self::command) with the checkpoint directory `dir`.
+    fn command_in(
+        &self,
+        s: &Scratch,
+        dir: &std::path::Path,
+        mode: Option<&str>,
+        restart: bool,
+        env: Env<'_>,
+    ) -> Command {
         let mut c = Command::new(self.bin);
         c.arg(s.path("deck.in"))
             .arg("--summary-json")
@@ -245,7 +257,7 @@ impl App {
             .stderr(Stdio::piped());
         if let Some(mode) = mode {
             c.arg("--ops-checkpoint-dir")
-                .arg(s.path("ckpt"))
+                .arg(dir)
                 .args(["--ops-checkpoint-mode", mode])
                 .args(["--ops-checkpoint-every", "1"])
                 .arg("--ops-diags-json")
@@ -636,23 +648,8 @@ impl App {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let what = format!("case {case} ({mode}): {name} {how}");
-            let mut c = self.command(s, Some(mode), true, &[]);
             // The copy is the directory restarted from.
-            let args: Vec<std::ffi::OsString> = c.get_args().map(|a| a.to_owned()).collect();
-            let mut r = Command::new(self.bin);
-            let mut i = 0;
-            while i < args.len() {
-                r.arg(&args[i]);
-                if args[i] == "--ops-checkpoint-dir" {
-                    r.arg(&work);
-                    i += 1;
-                }
-                i += 1;
-            }
-            r.env_remove("OPS_INJECT_FAILURE")
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped());
-            c = r;
+            let c = self.command_in(s, &work, Some(mode), true, &[]);
             let o = self.complete(s, c, &what)?;
             let diags = o
                 .diags
