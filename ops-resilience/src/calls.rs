@@ -356,9 +356,11 @@ pub struct CallLog {
     /// One record per loop (binary, framed apart from the JSON).
     #[serde(skip)]
     pub(crate) records: Vec<u8>,
-    /// By location id: 1 + the shape of its latest call, or 0.
+    /// By location id: the shapes its calls had, the latest first. A call site that passes
+    /// other datasets call after call (a halo update for each field) is looked up among its
+    /// own few shapes, not the whole dictionary.
     #[serde(skip)]
-    by_loc: Vec<u32>,
+    by_loc: Vec<Vec<u32>>,
 }
 
 fn push_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -408,25 +410,31 @@ impl CallLog {
     pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> bool {
         let l = loc as usize;
         if self.by_loc.len() <= l {
-            self.by_loc.resize(l + 1, 0);
+            self.by_loc.resize_with(l + 1, Vec::new);
         }
-        let cached = self.by_loc[l];
-        let same = cached > 0 && self.shapes[cached as usize - 1].matches(call);
-        let s = if same {
-            cached as usize - 1
-        } else {
-            let s = match self.shapes.iter().position(|sh| sh.matches(call)) {
-                Some(s) => s,
-                None => {
-                    let shape = Shape::of(call);
-                    self.names.learn(&shape, ops);
-                    self.shapes.push(shape);
-                    self.last.push(Vec::new());
-                    self.shapes.len() - 1
-                }
-            };
-            self.by_loc[l] = s as u32 + 1;
-            s
+        let shapes = &self.shapes;
+        let here = &mut self.by_loc[l];
+        let hit = here.iter().position(|&s| shapes[s as usize].matches(call));
+        let same = hit == Some(0);
+        let s = match hit {
+            Some(i) => {
+                here[..=i].rotate_right(1);
+                here[0] as usize
+            }
+            None => {
+                let s = match shapes.iter().position(|sh| sh.matches(call)) {
+                    Some(s) => s,
+                    None => {
+                        let shape = Shape::of(call);
+                        self.names.learn(&shape, ops);
+                        self.shapes.push(shape);
+                        self.last.push(Vec::new());
+                        self.shapes.len() - 1
+                    }
+                };
+                self.by_loc[l].insert(0, s as u32);
+                s
+            }
         };
         let n = self.shapes[s].globals();
         let last = &mut self.last[s];
