@@ -368,12 +368,9 @@ impl Resilience {
         let mut restored = false;
         match &mut self.phase {
             Phase::Replay(r) if index < r.k => {
-                let loc = r.locs.id_of(plan, index);
-                let call = Call::plan(plan);
-                if let Err(d) = r.meta.state.calls.check(&mut r.calls, &call) {
-                    let key = r.locs.key(loc).to_string();
-                    let msg = r.meta.state.calls.describe(&d, index, &key, &call, rt);
-                    self.fail(ResilienceError::Diverged(msg));
+                r.locs.id_of(plan, index);
+                if let Err(e) = r.check_call(index, plan, rt) {
+                    self.fail(e);
                     return LoopAction::Skip;
                 }
                 return if r.reexecutes(index) {
@@ -403,11 +400,8 @@ impl Resilience {
                     return LoopAction::Skip;
                 }
                 // The start-up runs again: it must be the checkpointed run's.
-                let call = Call::plan(plan);
-                if let Err(d) = r.meta.state.calls.check(&mut r.calls, &call) {
-                    let key = crate::location::key_of(plan);
-                    let msg = r.meta.state.calls.describe(&d, index, &key, &call, rt);
-                    self.fail(ResilienceError::Diverged(msg));
+                if let Err(e) = r.check_call(index, plan, rt) {
+                    self.fail(e);
                     return LoopAction::Skip;
                 }
             }

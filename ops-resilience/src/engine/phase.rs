@@ -3,6 +3,10 @@
 //! learning ([`Learner`](crate::learn::Learner)) or checkpointing, and means the same in every
 //! phase.
 
+use ops_core::{LoopPlan, Ops};
+
+use crate::calls::Call;
+use crate::error::ResilienceError;
 use crate::meta::CkptMeta;
 use crate::store::Checkpoint;
 
@@ -45,6 +49,22 @@ impl Replay {
             skipped: 0,
             locs: crate::location::LocTable::default(),
             calls: crate::calls::Reader::default(),
+        })
+    }
+
+    /// Checks loop `index`'s call against the checkpoint's call log (moving past it when they
+    /// agree); the error names the loop, the argument, the value now and then.
+    pub fn check_call(
+        &mut self,
+        index: u64,
+        plan: &LoopPlan<'_>,
+        ops: &Ops,
+    ) -> Result<(), ResilienceError> {
+        let call = Call::plan(plan);
+        let log = &self.meta.state.calls;
+        log.check(&mut self.calls, &call).map_err(|d| {
+            let key = crate::location::key_of(plan);
+            ResilienceError::Diverged(log.describe(&d, index, &key, &call, ops))
         })
     }
 
