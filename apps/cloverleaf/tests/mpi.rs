@@ -66,18 +66,24 @@ fn test_problem_2_on_1_2_and_4_ranks() {
 /// SIGKILL of one rank mid-run, then `--ops-restart` on the same rank count: the summaries
 /// are bitwise identical to an uninterrupted run's; then, with one rank's checkpoint files
 /// deleted, the restart takes that rank's part from its partner's copy, still bitwise.
+/// The summary JSON of an uninterrupted 2-rank run of `deck` (written in `dir`).
+fn uninterrupted_summaries(dir: &std::path::Path, deck: &std::path::Path) -> Vec<u8> {
+    let reference = dir.join("ref.json");
+    mpirun(
+        BIN,
+        2,
+        deck,
+        &["--summary-json", reference.to_str().unwrap()],
+    );
+    std::fs::read(reference).unwrap()
+}
+
 #[test]
 fn killed_rank_restarts_bitwise_and_partner_copy_replaces_a_lost_file() {
     let dir = scratch("cloverleaf-mpi", "kill");
     let deck = shipped("layered.in");
-    let (ckpt, out, reference) = (dir.join("ckpt"), dir.join("out.json"), dir.join("ref.json"));
-    mpirun(
-        BIN,
-        2,
-        &deck,
-        &["--summary-json", reference.to_str().unwrap()],
-    );
-    let reference = std::fs::read(reference).unwrap();
+    let (ckpt, out) = (dir.join("ckpt"), dir.join("out.json"));
+    let reference = uninterrupted_summaries(&dir, &deck);
     let args = [
         "--ops-checkpoint-dir",
         ckpt.to_str().unwrap(),
@@ -165,14 +171,8 @@ fn newest(dir: &std::path::Path, ext: &str) -> PathBuf {
 fn damaged_files_of_a_distributed_checkpoint_fall_back_bitwise() {
     let dir = scratch("cloverleaf-mpi", "damaged");
     let deck = shipped("layered.in");
-    let (ckpt, out, reference) = (dir.join("ckpt"), dir.join("out.json"), dir.join("ref.json"));
-    mpirun(
-        BIN,
-        2,
-        &deck,
-        &["--summary-json", reference.to_str().unwrap()],
-    );
-    let reference = std::fs::read(reference).unwrap();
+    let (ckpt, out) = (dir.join("ckpt"), dir.join("out.json"));
+    let reference = uninterrupted_summaries(&dir, &deck);
     let ck = ckpt.to_str().unwrap();
     mpirun_killing_one(
         BIN,
