@@ -33,24 +33,6 @@ fn copy(next: Read<f64>, t: Write<f64>) {
     t[(0, 0)] = next[(0, 0)];
 }
 
-/// A fixed temperature (the hot and cold walls, in the halo).
-#[kernel]
-fn fixed(t: Write<f64>, value: Global<f64>) {
-    t[(0, 0)] = value;
-}
-
-/// An insulated bottom wall: the halo point takes the value of its neighbour above.
-#[kernel]
-fn mirror_up(inside: Read<f64>, t: Write<f64>) {
-    t[(0, 0)] = inside[(0, 1)];
-}
-
-/// An insulated top wall: the halo point takes the value of its neighbour below.
-#[kernel]
-fn mirror_down(inside: Read<f64>, t: Write<f64>) {
-    t[(0, 0)] = inside[(0, -1)];
-}
-
 /// How far the temperature is from the steady state: linear between the walls' halo cells
 /// (1 at cell -1, 0 at cell n), which the discrete equation holds exactly.
 #[kernel]
@@ -86,8 +68,6 @@ fn run(cli: &Cli) -> Result<()> {
     let next = ops.dat::<f64, 2>(&plate, "next", [n as usize; 2], Halo::uniform(1))?;
     let here = ops.stencil("here", &[[0, 0]])?;
     let cross = ops.stencil("cross", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let above = ops.stencil("above", &[[0, 1]])?;
-    let below = ops.stencil("below", &[[0, -1]])?;
     let biggest = ops.reduction::<f64>("biggest_change", ReduceOp::Max);
     let worst = ops.reduction::<f64>("worst_error", ReduceOp::Max);
     let inside = [0..n, 0..n];
@@ -103,34 +83,10 @@ fn run(cli: &Cli) -> Result<()> {
     let mut steps = 0;
     loop {
         // Boundaries into the halo: hot left wall, cold right wall, insulated top and bottom.
-        ops.par_loop(
-            fixed,
-            "hot_wall",
-            &plate,
-            [-1..0, 0..n],
-            &[t.arg(&here, Write), Arg::global(1.0)],
-        )?;
-        ops.par_loop(
-            fixed,
-            "cold_wall",
-            &plate,
-            [n..n + 1, 0..n],
-            &[t.arg(&here, Write), Arg::global(0.0)],
-        )?;
-        ops.par_loop(
-            mirror_up,
-            "bottom",
-            &plate,
-            [0..n, -1..0],
-            &[t.arg(&above, Read), t.arg(&here, Write)],
-        )?;
-        ops.par_loop(
-            mirror_down,
-            "top",
-            &plate,
-            [0..n, n..n + 1],
-            &[t.arg(&below, Read), t.arg(&here, Write)],
-        )?;
+        ops.fill_halo(&t, Face::X_LO, 1, Boundary::Fixed(1.0))?;
+        ops.fill_halo(&t, Face::X_HI, 1, Boundary::Fixed(0.0))?;
+        ops.fill_halo(&t, Face::Y_LO, 1, Boundary::Copy)?;
+        ops.fill_halo(&t, Face::Y_HI, 1, Boundary::Copy)?;
         // The step.
         ops.par_loop(
             diffuse,

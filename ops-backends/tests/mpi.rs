@@ -1,6 +1,7 @@
 //! The distributed backend against the sequential one: the same 2-D and 3-D programs (cell-
 //! and node-centred datasets, physical-boundary loops, stencils with corners and depth 2,
-//! per-row arrays, reductions, fetches of boxes that straddle processes) run on 1..4 MPI
+//! per-row arrays, reductions, fetches of boxes that straddle processes, the runtime's boundary
+//! fills with periodic faces across processes) run on 1..4 MPI
 //! processes and on one process with `seq`; datasets agree bitwise and reductions to 1e-13.
 //!
 //! The test re-launches this test binary under `mpirun` (Open MPI); the inner test is ignored
@@ -203,6 +204,25 @@ fn program(ops: &mut Ops) -> ops_core::Result<Result2> {
     }
     r.data.push(ops.fetch_data(&a)?);
     r.data.push(ops.fetch_range(&a, [-2..nx + 2, -2..ny + 2])?);
+    // Boundary conditions from the runtime: periodic on every face (the far side of the block
+    // is another process's), a pass reading the filled halo, a node mirror, a fixed value.
+    ops.fill_halos(&a, 2, Boundary::Periodic)?;
+    r.data.push(ops.fetch_range(&a, [-2..nx + 2, -2..ny + 2])?);
+    ops.par_loop(
+        smooth2,
+        "smooth_periodic",
+        &g,
+        [0..nx, 0..ny],
+        &[a.arg(&star, Read), col.arg(&row, Read), b.arg(&pt, Write)],
+    )?;
+    r.data.push(ops.fetch_data(&b)?);
+    let node_mirror = Boundary::Reflect {
+        centring: Centring::Node,
+        negate: true,
+    };
+    ops.fill_halo(&n, Face::X_HI, 1, node_mirror)?;
+    ops.fill_halo(&n, Face::Y_LO, 1, Boundary::Fixed(2.5))?;
+    r.data.push(ops.fetch_range(&n, [-1..nx + 2, -1..ny + 2])?);
     r.data.push(ops.fetch_range(&n, [3..nx - 2, 5..7])?);
     r.data.push(ops.fetch_data(&col)?);
     // Data set by the user on every process, then read back through a loop.
@@ -280,6 +300,7 @@ fn program(ops: &mut Ops) -> ops_core::Result<Result2> {
         )?;
         r.reductions.push(ops.reduction_result(&s3)?);
     }
+    ops.fill_halos(&a3, 1, Boundary::Periodic)?;
     r.data
         .push(ops.fetch_range(&a3, [-1..mx + 1, -1..my + 1, -1..mz + 1])?);
     ops.finish()?;

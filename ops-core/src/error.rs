@@ -139,6 +139,17 @@ pub enum OpsError {
         reason: Box<str>,
     },
 
+    /// A boundary fill ([`Ops::fill_halo`](crate::Ops::fill_halo)) cannot be done as asked.
+    #[error("boundary fill of dataset `{dat}` on face {face}: {reason}")]
+    InvalidBoundary {
+        /// Dataset name.
+        dat: Box<str>,
+        /// The face (`x-`, `y+`, ...).
+        face: Box<str>,
+        /// What is wrong, and what to do instead.
+        reason: Box<str>,
+    },
+
     /// A configuration value is invalid.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),

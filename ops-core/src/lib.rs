@@ -48,6 +48,7 @@
 extern crate self as ops_core;
 
 pub mod backend;
+mod boundary;
 pub mod config;
 mod digest;
 pub mod error;
@@ -62,6 +63,7 @@ pub mod units;
 mod validate;
 
 pub use backend::{ArgPlan, Backend, Comm, DatArgPlan, DatLayout, LoopCall, LoopPlan};
+pub use boundary::{Boundary, Centring, Face};
 pub use config::{BackendKind, OpsArgs, OpsConfig};
 pub use error::{OpsError, Result};
 pub use handles::{
@@ -102,7 +104,8 @@ pub mod prelude {
     pub use crate::access::{Inc, Read, ReadWrite, Write};
     pub use crate::kernel::{Global, Idx, Inc, Max, Min, Read, ReadWrite, Sum, Write};
     pub use crate::{
-        kernel, kernel_const, kernel_fn, Access, Arg, BackendKind, Block, Dat, DatSpec, Element,
-        Halo, IterRange, Ops, OpsArgs, OpsConfig, OpsError, ReduceOp, Reduction, Result, Stencil,
+        kernel, kernel_const, kernel_fn, Access, Arg, BackendKind, Block, Boundary, Centring, Dat,
+        DatSpec, Element, Face, Halo, IterRange, Ops, OpsArgs, OpsConfig, OpsError, ReduceOp,
+        Reduction, Result, Stencil,
     };
 }

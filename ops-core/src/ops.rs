@@ -76,9 +76,9 @@ pub(crate) struct ReductionInfo {
 /// # Ok::<(), OpsError>(())
 /// ```
 pub struct Ops {
-    rt: RtId,
+    pub(crate) rt: RtId,
     config: OpsConfig,
-    backend: Box<dyn Backend>,
+    pub(crate) backend: Box<dyn Backend>,
     pub(crate) blocks: Vec<BlockInfo>,
     pub(crate) dats: Vec<DatInfo>,
     pub(crate) stencils: Vec<StencilInfo>,
@@ -88,6 +88,34 @@ pub struct Ops {
     finished: bool,
     profiles: Vec<LoopProfile>,
     profile_index: HashMap<String, usize>,
+    /// The one-point stencils boundary fills read through, by dimension count and offset.
+    pub(crate) fill_stencils: HashMap<(usize, [i32; 3]), Stencil>,
+}
+
+/// One loop to run ([`Ops::run_loop`]): what `par_loop` was given, plus how the runtime's own
+/// loops are profiled and executed.
+pub(crate) struct LoopRequest<'a> {
+    pub(crate) kernel: &'a dyn Kernel,
+    /// The loop's name, as observers and errors see it.
+    pub(crate) name: &'a str,
+    /// The profile row the loop's time goes to.
+    pub(crate) profile_as: &'a str,
+    pub(crate) block: &'a Block,
+    pub(crate) range: IterRange,
+    pub(crate) args: &'a [Arg],
+    pub(crate) location: &'static std::panic::Location<'static>,
+    pub(crate) execution: Execution,
+}
+
+/// How a validated loop is carried out.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Execution {
+    /// The kernel runs on the backend.
+    Kernel,
+    /// The box `from` of the loop's first (written) dataset is copied to the loop's range by
+    /// download and upload; the kernel, which does the same, describes it to validation and
+    /// observers.
+    Copy { from: IterRange },
 }
 
 /// A dataset as observers see it: everything [`Ops`] knows about it, looked up by id with
@@ -147,6 +175,7 @@ impl Ops {
             finished: false,
             profiles: Vec::new(),
             profile_index: HashMap::new(),
+            fill_stencils: HashMap::new(),
         }
     }
 
@@ -1141,31 +1170,57 @@ impl Ops {
         range: IterRange,
         args: &[Arg],
     ) -> Result<()> {
-        let location = std::panic::Location::caller();
+        self.run_loop(LoopRequest {
+            kernel,
+            name,
+            profile_as: name,
+            block,
+            range,
+            args,
+            location: std::panic::Location::caller(),
+            execution: Execution::Kernel,
+        })
+    }
+
+    /// Every loop, the application's and the runtime's own (boundary fills), goes through
+    /// here: the observer's look before validation, validation, dispatch, profiling.
+    pub(crate) fn run_loop(&mut self, req: LoopRequest<'_>) -> Result<()> {
         if let Some(o) = self.observer.as_mut() {
             let call = crate::backend::LoopCall {
-                name,
-                kernel: kernel.name(),
-                block: block.id,
-                range,
-                args,
-                location,
+                name: req.name,
+                kernel: req.kernel.name(),
+                block: req.block.id,
+                range: req.range,
+                args: req.args,
+                location: req.location,
             };
             if o.skip_unvalidated(&call) {
                 return Ok(());
             }
         }
         let t0 = Instant::now();
-        let plan = self.plan_loop(kernel, name, block, range, args, location)?;
-        self.dispatch(kernel, &plan)?;
+        let plan = self.plan_loop(
+            req.kernel,
+            req.name,
+            req.block,
+            req.range,
+            req.args,
+            req.location,
+        )?;
+        self.dispatch(req.kernel, &plan, req.execution)?;
         let dt = t0.elapsed().as_secs_f64();
-        self.record(name, dt, plan.bytes);
+        self.record(req.profile_as, dt, plan.bytes);
         Ok(())
     }
 
     /// The single dispatch point every validated loop goes through: observer, backend,
     /// reductions.
-    fn dispatch(&mut self, kernel: &dyn Kernel, plan: &LoopPlan<'_>) -> Result<()> {
+    fn dispatch(
+        &mut self,
+        kernel: &dyn Kernel,
+        plan: &LoopPlan<'_>,
+        execution: Execution,
+    ) -> Result<()> {
         let mut observer = self.observer.take();
         let action = match observer.as_mut() {
             Some(o) => {
@@ -1180,10 +1235,10 @@ impl Ops {
             }
             None => LoopAction::Run,
         };
-        let result = if action == LoopAction::Run {
-            self.execute(kernel, plan)
-        } else {
-            Ok(())
+        let result = match (action, execution) {
+            (LoopAction::Run, Execution::Kernel) => self.execute(kernel, plan),
+            (LoopAction::Run, Execution::Copy { from }) => self.execute_copy(plan, &from),
+            _ => Ok(()),
         };
         if let Some(o) = observer.as_mut() {
             o.after_loop(&mut Runtime::new(self), plan, action);
@@ -1193,6 +1248,19 @@ impl Ops {
             self.observer = observer;
         }
         result
+    }
+
+    /// Runs a loop whose only effect is copying the box `from` of its written dataset to its
+    /// range, through the backend's download and upload: on a distributed backend these reach
+    /// points other processes own (a periodic boundary whose other side is elsewhere).
+    fn execute_copy(&mut self, plan: &LoopPlan<'_>, from: &IterRange) -> Result<()> {
+        let Some(ArgPlan::Dat(d)) = plan.args().first() else {
+            return Ok(());
+        };
+        let layout = self.dats[d.dat.index()].layout;
+        let mut bytes = vec![0u8; plan.range.points() * layout.components * layout.ty.size()];
+        self.backend.download(d.dat, &layout, from, &mut bytes)?;
+        self.backend.upload(d.dat, &layout, &plan.range, &bytes)
     }
 
     fn execute(&mut self, kernel: &dyn Kernel, plan: &LoopPlan<'_>) -> Result<()> {

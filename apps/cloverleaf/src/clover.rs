@@ -155,8 +155,6 @@ pub struct Fields {
     pub work4: Dat<f64>,
     pub work5: Dat<f64>,
     pub work6: Dat<f64>,
-    /// Staging for halo copies when the runtime cannot read and write one dataset in one loop.
-    pub scratch: Option<Dat<f64>>,
     pub cellx: Dat<f64>,
     pub celldx: Dat<f64>,
     pub celly: Dat<f64>,
@@ -195,70 +193,11 @@ pub struct Stencils {
     pub sy_0m1_00: Stencil,
     pub sy_0m1_0p1: Stencil,
     // Halo reflections.
-    pub halo: [Stencil; 16],
 }
 
 /// Per-dimension ranges `x0..x1`, `y0..y1`.
 fn rg(x0: i32, x1: i32, y0: i32, y1: i32) -> [Range<i32>; 2] {
     [x0..x1, y0..y1]
-}
-
-/// Index of the halo stencil/kernel reading at `(dx, dy)` (one of them zero, |d| in 1..=4).
-fn halo_slot(dx: i32, dy: i32) -> usize {
-    match (dx, dy) {
-        (0, d) if d > 0 => (d - 1) as usize,
-        (0, d) => (4 + (-d - 1)) as usize,
-        (d, 0) if d > 0 => (8 + d - 1) as usize,
-        (d, _) => (12 + (-d - 1)) as usize,
-    }
-}
-
-const HALO_OFFSETS: [[i32; 2]; 16] = [
-    [0, 1],
-    [0, 2],
-    [0, 3],
-    [0, 4],
-    [0, -1],
-    [0, -2],
-    [0, -3],
-    [0, -4],
-    [1, 0],
-    [2, 0],
-    [3, 0],
-    [4, 0],
-    [-1, 0],
-    [-2, 0],
-    [-3, 0],
-    [-4, 0],
-];
-
-/// One halo copy loop: the reflection kernel for `slot`.
-fn halo_loop(
-    ops: &mut Ops,
-    slot: usize,
-    grid: &Block,
-    range: [Range<i32>; 2],
-    args: &[Arg],
-) -> Result<()> {
-    const NAME: &str = "update_halo";
-    match slot {
-        0 => ops.par_loop(halo_from_p1y, NAME, grid, range, args),
-        1 => ops.par_loop(halo_from_p2y, NAME, grid, range, args),
-        2 => ops.par_loop(halo_from_p3y, NAME, grid, range, args),
-        3 => ops.par_loop(halo_from_p4y, NAME, grid, range, args),
-        4 => ops.par_loop(halo_from_m1y, NAME, grid, range, args),
-        5 => ops.par_loop(halo_from_m2y, NAME, grid, range, args),
-        6 => ops.par_loop(halo_from_m3y, NAME, grid, range, args),
-        7 => ops.par_loop(halo_from_m4y, NAME, grid, range, args),
-        8 => ops.par_loop(halo_from_p1x, NAME, grid, range, args),
-        9 => ops.par_loop(halo_from_p2x, NAME, grid, range, args),
-        10 => ops.par_loop(halo_from_p3x, NAME, grid, range, args),
-        11 => ops.par_loop(halo_from_p4x, NAME, grid, range, args),
-        12 => ops.par_loop(halo_from_m1x, NAME, grid, range, args),
-        13 => ops.par_loop(halo_from_m2x, NAME, grid, range, args),
-        14 => ops.par_loop(halo_from_m3x, NAME, grid, range, args),
-        _ => ops.par_loop(halo_from_m4x, NAME, grid, range, args),
-    }
 }
 
 /// The simulation: runtime, mesh, fields and the time-stepping state.
@@ -356,10 +295,6 @@ impl Clover {
         let y_m1_p2 = st("S2D_00_0P1_0P2_0M1", &[[0, 0], [0, 1], [0, 2], [0, -1]])?;
         let mfx_node = st("S2D_00_P10_0M1_P1M1", &[[0, 0], [1, 0], [0, -1], [1, -1]])?;
         let mfy_node = st("S2D_00_0P1_M10_M1P1", &[[0, 0], [0, 1], [-1, 0], [-1, 1]])?;
-        let mut halo_st = Vec::with_capacity(16);
-        for (i, o) in HALO_OFFSETS.iter().enumerate() {
-            halo_st.push(st(&format!("S2D_HALO_{i}"), &[*o])?);
-        }
         let mut sst =
             |name: &str, pts: &[[i32; 2]], stride: [i32; 2]| ops.strided_stencil(name, pts, stride);
         let sx_00 = sst("S2D_00_STRID2D_X", &[[0, 0]], [1, 0])?;
@@ -423,7 +358,6 @@ impl Clover {
             work4,
             work5,
             work6,
-            scratch: None,
             cellx,
             celldx,
             celly,
@@ -432,10 +366,6 @@ impl Clover {
             vertexdx,
             vertexy,
             vertexdy,
-        };
-        let halo: [Stencil; 16] = match halo_st.try_into() {
-            Ok(a) => a,
-            Err(_) => unreachable!("16 halo stencils"),
         };
         let s = Stencils {
             p00,
@@ -460,10 +390,9 @@ impl Clover {
             sy_00_0p1,
             sy_0m1_00,
             sy_0m1_0p1,
-            halo,
         };
         let dtinit = deck.dtinit;
-        let mut clover = Clover {
+        let clover = Clover {
             ops,
             grid,
             f,
@@ -482,39 +411,7 @@ impl Clover {
             red_sum,
             red_count,
         };
-        clover.choose_halo_mode()?;
         Ok(clover)
-    }
-
-    /// Halo copies read and write one dataset in one loop (the footprints are disjoint). If the
-    /// runtime refuses that as aliasing, copies go through a scratch dataset instead.
-    fn choose_halo_mode(&mut self) -> Result<()> {
-        let d = &self.f.work1;
-        let probe = self.ops.par_loop(
-            halo_from_p1y,
-            "update_halo_probe",
-            &self.grid,
-            rg(0, 1, -1, 0),
-            &[
-                d.arg(&self.s.halo[0], Read),
-                d.arg(&self.s.p00, Write),
-                Arg::global(1.0_f64),
-            ],
-        );
-        match probe {
-            Ok(()) => Ok(()),
-            Err(OpsError::Aliased { .. }) => {
-                let (nx, ny) = (self.nx as usize, self.ny as usize);
-                self.f.scratch = Some(self.ops.dat::<f64, 2>(
-                    &self.grid,
-                    "halo_scratch",
-                    [nx + 1, ny + 1],
-                    Halo::new([-2, -2], [2, 2]),
-                )?);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
     }
 
     // ------------------------------------------------------------------------------------------
@@ -801,137 +698,28 @@ impl Clover {
         }
     }
 
-    /// One field's reflection: for each side and layer, the halo strip copies (with a sign) the
-    /// interior point the original mirrors it from.
+    /// One field's reflection at the walls, in the original's order (bottom, top, left,
+    /// right), by the runtime's boundary fills. Cell-centred fields mirror about the cell
+    /// faces. Staggered fields mirror about the boundary node in both directions (x-face data
+    /// in y and y-face data in x too: the original's rule), and change sign across the walls
+    /// normal to their direction.
     fn reflect(&mut self, dat: &Dat<f64>, stagger: Stagger, depth: i32) -> Result<()> {
-        let (nx, ny) = (self.nx, self.ny);
-        // Per side: [(strip range, read offset)] for layers 1..=depth, and the sign.
-        // x extents of bottom/top strips and y extents of left/right strips.
-        let (xe, ye) = match stagger {
-            Stagger::Cell => ((-depth, nx + depth), (-depth, ny + depth)),
-            Stagger::NodeX | Stagger::NodeY => ((-depth, nx + 1 + depth), (-depth, ny + 1 + depth)),
-            Stagger::FaceX => ((-depth, nx + 1 + depth), (-depth, ny + depth)),
-            Stagger::FaceY => ((-depth, nx + depth), (-depth, ny + 1 + depth)),
+        let mirror = |centring, negate| Boundary::Reflect { centring, negate };
+        let (node, cell) = (Centring::Node, Centring::Cell);
+        let (y_walls, x_walls) = match stagger {
+            Stagger::Cell => (mirror(cell, false), mirror(cell, false)),
+            Stagger::NodeX | Stagger::FaceX => (mirror(node, false), mirror(node, true)),
+            Stagger::NodeY | Stagger::FaceY => (mirror(node, true), mirror(node, false)),
         };
-        // (first halo row/col beyond the interior on the high side, reflection offsets)
-        // Cell-centred directions mirror about the face: layer 1 reads 1 away, layer 2 reads 3.
-        // Node-centred directions mirror about the boundary node: 2 and 4 away.
-        let x_is_node = matches!(stagger, Stagger::NodeX | Stagger::NodeY | Stagger::FaceX);
-        let y_is_node = matches!(stagger, Stagger::NodeX | Stagger::NodeY | Stagger::FaceY);
-        // x-face data in y (and y-face data in x) follow the original's own rule: the first
-        // high-side layer starts at the first halo cell and reads 2 and 4 away.
-        let x_face_in_y = stagger == Stagger::FaceX;
-        let y_face_in_x = stagger == Stagger::FaceY;
-        let sign_y = match stagger {
-            Stagger::NodeY | Stagger::FaceY => -1.0,
-            _ => 1.0,
-        };
-        let sign_x = match stagger {
-            Stagger::NodeX | Stagger::FaceX => -1.0,
-            _ => 1.0,
-        };
-        // Offsets for layers 1 and 2.
-        let (lo_off_y, hi_off_y, hi_row_y) = if y_is_node {
-            ([2, 4], [-2, -4], ny + 1)
-        } else if x_face_in_y {
-            ([2, 4], [-2, -4], ny)
-        } else {
-            ([1, 3], [-1, -3], ny)
-        };
-        let (lo_off_x, hi_off_x, hi_col_x) = if x_is_node {
-            ([2, 4], [-2, -4], nx + 1)
-        } else if y_face_in_x {
-            ([2, 4], [-2, -4], nx)
-        } else {
-            ([1, 3], [-1, -3], nx)
-        };
-        for layer in 0..depth {
-            // bottom: row -1-layer
-            let row = -1 - layer;
-            self.halo_copy(
-                dat,
-                0,
-                lo_off_y[layer as usize],
-                rg(xe.0, xe.1, row, row + 1),
-                sign_y,
-            )?;
-        }
-        for layer in 0..depth {
-            let row = hi_row_y + layer;
-            self.halo_copy(
-                dat,
-                0,
-                hi_off_y[layer as usize],
-                rg(xe.0, xe.1, row, row + 1),
-                sign_y,
-            )?;
-        }
-        for layer in 0..depth {
-            let col = -1 - layer;
-            self.halo_copy(
-                dat,
-                lo_off_x[layer as usize],
-                0,
-                rg(col, col + 1, ye.0, ye.1),
-                sign_x,
-            )?;
-        }
-        for layer in 0..depth {
-            let col = hi_col_x + layer;
-            self.halo_copy(
-                dat,
-                hi_off_x[layer as usize],
-                0,
-                rg(col, col + 1, ye.0, ye.1),
-                sign_x,
-            )?;
+        for (face, bc) in [
+            (Face::Y_LO, y_walls),
+            (Face::Y_HI, y_walls),
+            (Face::X_LO, x_walls),
+            (Face::X_HI, x_walls),
+        ] {
+            self.ops.fill_halo(dat, face, depth, bc)?;
         }
         Ok(())
-    }
-
-    fn halo_copy(
-        &mut self,
-        dat: &Dat<f64>,
-        dx: i32,
-        dy: i32,
-        range: [Range<i32>; 2],
-        sign: f64,
-    ) -> Result<()> {
-        let slot = halo_slot(dx, dy);
-        let st = &self.s.halo[slot];
-        match &self.f.scratch {
-            None => halo_loop(
-                &mut self.ops,
-                slot,
-                &self.grid,
-                range,
-                &[
-                    dat.arg(st, Read),
-                    dat.arg(&self.s.p00, Write),
-                    Arg::global(sign),
-                ],
-            ),
-            Some(scratch) => {
-                halo_loop(
-                    &mut self.ops,
-                    slot,
-                    &self.grid,
-                    range.clone(),
-                    &[
-                        dat.arg(st, Read),
-                        scratch.arg(&self.s.p00, Write),
-                        Arg::global(sign),
-                    ],
-                )?;
-                self.ops.par_loop(
-                    copy,
-                    "update_halo_stage",
-                    &self.grid,
-                    range,
-                    &[scratch.arg(&self.s.p00, Read), dat.arg(&self.s.p00, Write)],
-                )
-            }
-        }
     }
 
     /// Artificial viscosity on the interior.

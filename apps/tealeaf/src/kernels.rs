@@ -133,33 +133,6 @@ pub fn copy(src: Read<f64>, dst: Write<f64>) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// Halo reflections: `dst = src[offset]` over a halo strip (src and dst are one dataset)
-// ----------------------------------------------------------------------------------------------
-
-macro_rules! halo_kernels {
-    ($($name:ident => ($($off:tt)*);)*) => {
-        $(
-            /// Halo reflection: one layer of a halo strip copies the interior cell it mirrors.
-            #[kernel]
-            pub fn $name(src: Read<f64>, dst: Write<f64>) {
-                dst[(0, 0)] = src[($($off)*)];
-            }
-        )*
-    };
-}
-
-halo_kernels! {
-    halo_px1 => (1, 0); halo_px3 => (3, 0); halo_px5 => (5, 0); halo_px7 => (7, 0);
-    halo_px9 => (9, 0); halo_px11 => (11, 0); halo_px13 => (13, 0); halo_px15 => (15, 0);
-    halo_mx1 => (-1, 0); halo_mx3 => (-3, 0); halo_mx5 => (-5, 0); halo_mx7 => (-7, 0);
-    halo_mx9 => (-9, 0); halo_mx11 => (-11, 0); halo_mx13 => (-13, 0); halo_mx15 => (-15, 0);
-    halo_py1 => (0, 1); halo_py3 => (0, 3); halo_py5 => (0, 5); halo_py7 => (0, 7);
-    halo_py9 => (0, 9); halo_py11 => (0, 11); halo_py13 => (0, 13); halo_py15 => (0, 15);
-    halo_my1 => (0, -1); halo_my3 => (0, -3); halo_my5 => (0, -5); halo_my7 => (0, -7);
-    halo_my9 => (0, -9); halo_my11 => (0, -11); halo_my13 => (0, -13); halo_my15 => (0, -15);
-}
-
-// ----------------------------------------------------------------------------------------------
 // tea_leaf_common: the operator, residuals, norms, finalise, field summary
 // ----------------------------------------------------------------------------------------------
 

@@ -137,8 +137,6 @@ pub struct Stencils {
     pub sy_00_0p1: Stencil,
     pub x_00_p10: Stencil,
     pub y_00_0p1: Stencil,
-    /// Halo reflections, by direction (+x, -x, +y, -y) and layer (offsets 1, 3, ..., 15).
-    pub halo: [[Stencil; 8]; 4],
 }
 
 /// Reductions (sums) the loops fold into.
@@ -238,28 +236,12 @@ impl Tea {
         let dot_st = st("S2D_00_0P1_0P2_0P3", &[[0, 0], [0, 1], [0, 2], [0, 3]])?;
         let x_00_p10 = st("S2D_X_00_P10", &[[0, 0], [1, 0]])?;
         let y_00_0p1 = st("S2D_Y_00_0P1", &[[0, 0], [0, 1]])?;
-        let mut halo_st: Vec<[Stencil; 8]> = Vec::new();
-        for (dir, (sx, sy)) in [(1, 0), (-1, 0), (0, 1), (0, -1)].into_iter().enumerate() {
-            let mut layer = Vec::new();
-            for l in 0..8 {
-                let o = 2 * l + 1;
-                layer.push(st(&format!("S2D_HALO_{dir}_{o}"), &[[sx * o, sy * o]])?);
-            }
-            halo_st.push(match layer.try_into() {
-                Ok(a) => a,
-                Err(_) => unreachable!("8 halo layers"),
-            });
-        }
         let mut sst =
             |name: &str, pts: &[[i32; 2]], stride: [i32; 2]| ops.strided_stencil(name, pts, stride);
         let sx_00 = sst("S2D_00_STRID2D_X", &[[0, 0]], [1, 0])?;
         let sx_00_p10 = sst("S2D_00_P10_STRID2D_X", &[[0, 0], [1, 0]], [1, 0])?;
         let sy_00 = sst("S2D_00_STRID2D_Y", &[[0, 0]], [0, 1])?;
         let sy_00_0p1 = sst("S2D_00_0P1_STRID2D_Y", &[[0, 0], [0, 1]], [0, 1])?;
-        let halo: [[Stencil; 8]; 4] = match halo_st.try_into() {
-            Ok(a) => a,
-            Err(_) => unreachable!("4 halo directions"),
-        };
 
         let red = Reductions {
             a: ops.reduction::<f64>("sum_a", ReduceOp::Sum),
@@ -317,7 +299,6 @@ impl Tea {
             sy_00_0p1,
             x_00_p10,
             y_00_0p1,
-            halo,
         };
         let dt = deck.dtinit;
         Ok(Tea {
@@ -578,75 +559,12 @@ impl Tea {
         Ok(())
     }
 
+    /// The reflective update of one field: the left and right strips over the interior rows and
+    /// `depth` halo rows, then the bottom and top strips over the columns including the halo,
+    /// layer by layer (the runtime's boundary fills, in that order).
     fn reflect(&mut self, dat: Dat<f64>, depth: i32) -> Result<()> {
-        let (nx, ny) = (self.nx, self.ny);
-        let depth = depth.min(8);
-        for j in 1..=depth {
-            // Left: halo column -j mirrors column j-1.
-            self.halo_copy(dat, 0, j, rg(-j, -j + 1, -depth, ny + depth))?;
-        }
-        for j in 1..=depth {
-            // Right: column nx-1+j mirrors nx-j.
-            self.halo_copy(dat, 1, j, rg(nx - 1 + j, nx + j, -depth, ny + depth))?;
-        }
-        for k in 1..=depth {
-            self.halo_copy(dat, 2, k, rg(-depth, nx + depth, -k, -k + 1))?;
-        }
-        for k in 1..=depth {
-            self.halo_copy(dat, 3, k, rg(-depth, nx + depth, ny - 1 + k, ny + k))?;
-        }
+        self.ops.fill_halos(&dat, depth, Boundary::REFLECT)?;
         Ok(())
-    }
-
-    /// One layer of one side: `side` 0 left (reads +x), 1 right (reads -x), 2 bottom (reads +y),
-    /// 3 top (reads -y); `layer` 1..=8 reads `2*layer - 1` cells away.
-    fn halo_copy(
-        &mut self,
-        dat: Dat<f64>,
-        side: usize,
-        layer: i32,
-        range: [Range<i32>; 2],
-    ) -> Result<()> {
-        let l = (layer - 1) as usize;
-        let st = self.s.halo[side][l];
-        let args = [dat.arg(&st, Read), dat.arg(&self.s.p00, Write)];
-        const N: &str = "update_halo";
-        let g = &self.grid;
-        let ops = &mut self.ops;
-        match (side, l) {
-            (0, 0) => ops.par_loop(halo_px1, N, g, range, &args),
-            (0, 1) => ops.par_loop(halo_px3, N, g, range, &args),
-            (0, 2) => ops.par_loop(halo_px5, N, g, range, &args),
-            (0, 3) => ops.par_loop(halo_px7, N, g, range, &args),
-            (0, 4) => ops.par_loop(halo_px9, N, g, range, &args),
-            (0, 5) => ops.par_loop(halo_px11, N, g, range, &args),
-            (0, 6) => ops.par_loop(halo_px13, N, g, range, &args),
-            (0, _) => ops.par_loop(halo_px15, N, g, range, &args),
-            (1, 0) => ops.par_loop(halo_mx1, N, g, range, &args),
-            (1, 1) => ops.par_loop(halo_mx3, N, g, range, &args),
-            (1, 2) => ops.par_loop(halo_mx5, N, g, range, &args),
-            (1, 3) => ops.par_loop(halo_mx7, N, g, range, &args),
-            (1, 4) => ops.par_loop(halo_mx9, N, g, range, &args),
-            (1, 5) => ops.par_loop(halo_mx11, N, g, range, &args),
-            (1, 6) => ops.par_loop(halo_mx13, N, g, range, &args),
-            (1, _) => ops.par_loop(halo_mx15, N, g, range, &args),
-            (2, 0) => ops.par_loop(halo_py1, N, g, range, &args),
-            (2, 1) => ops.par_loop(halo_py3, N, g, range, &args),
-            (2, 2) => ops.par_loop(halo_py5, N, g, range, &args),
-            (2, 3) => ops.par_loop(halo_py7, N, g, range, &args),
-            (2, 4) => ops.par_loop(halo_py9, N, g, range, &args),
-            (2, 5) => ops.par_loop(halo_py11, N, g, range, &args),
-            (2, 6) => ops.par_loop(halo_py13, N, g, range, &args),
-            (2, _) => ops.par_loop(halo_py15, N, g, range, &args),
-            (_, 0) => ops.par_loop(halo_my1, N, g, range, &args),
-            (_, 1) => ops.par_loop(halo_my3, N, g, range, &args),
-            (_, 2) => ops.par_loop(halo_my5, N, g, range, &args),
-            (_, 3) => ops.par_loop(halo_my7, N, g, range, &args),
-            (_, 4) => ops.par_loop(halo_my9, N, g, range, &args),
-            (_, 5) => ops.par_loop(halo_my11, N, g, range, &args),
-            (_, 6) => ops.par_loop(halo_my13, N, g, range, &args),
-            (_, _) => ops.par_loop(halo_my15, N, g, range, &args),
-        }
     }
 
     // ------------------------------------------------------------------------------------------
