@@ -204,6 +204,59 @@ fn fills_on_wgpu_match_the_oracle() {
     every_fill_matches_the_oracle(|| wgpu_support::ops().expect("a device"));
 }
 
+/// `fill_halos` on every face of 2- and 3-D datasets: every point within `depth` of the
+/// interior in every dimension holds what the condition implies dimension by dimension (edges
+/// and corners included: a periodic corner is the opposite interior corner, a negated mirror
+/// flips the sign once per dimension the point lies outside), and nothing else changes.
+#[test]
+fn fill_halos_gives_edges_and_corners_as_the_condition_implies() {
+    let mut checked = 0;
+    for dims in 2..=3 {
+        let before = initial(dims);
+        let pts = points(dims);
+        let index = |p: [i32; 3]| pts.iter().position(|q| *q == p).expect("a stored point");
+        let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+        let u = dataset(&mut ops, dims, &before);
+        for bc in conditions() {
+            for depth in 1..=2 {
+                ops.set_range(&u, whole(dims), &before).unwrap();
+                ops.fill_halos(&u, depth, bc).unwrap();
+                let got = ops.fetch_range(&u, whole(dims)).unwrap();
+                for (k, p) in pts.iter().enumerate() {
+                    let within = (0..dims).all(|d| p[d] >= -depth && p[d] < SIZE[d] + depth);
+                    let outside: Vec<usize> =
+                        (0..dims).filter(|&d| p[d] < 0 || p[d] >= SIZE[d]).collect();
+                    let want = if !within || outside.is_empty() {
+                        before[k]
+                    } else if let Boundary::Fixed(v) = bc {
+                        v
+                    } else {
+                        let mut q = *p;
+                        for &d in &outside {
+                            q[d] = source_of(&bc, p[d] >= SIZE[d], p[d], SIZE[d]);
+                        }
+                        let flips = matches!(bc, Boundary::Reflect { negate: true, .. })
+                            && outside.len() % 2 == 1;
+                        if flips {
+                            -before[index(q)]
+                        } else {
+                            before[index(q)]
+                        }
+                    };
+                    assert_eq!(
+                        got[k].to_bits(),
+                        want.to_bits(),
+                        "{dims}-D {bc:?} depth {depth}: point {p:?} is {}, should be {want}",
+                        got[k]
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 7 * 2);
+}
+
 /// An `i32` dataset with two components: every component is copied (or negated, or set).
 #[test]
 fn every_component_of_an_integer_dataset_is_filled() {

@@ -213,7 +213,20 @@ impl Ops {
         depth: i32,
         bc: Boundary<T>,
     ) -> Result<()> {
-        let location = std::panic::Location::caller();
+        self.fill_face(dat, face, depth, bc, 3, std::panic::Location::caller())
+    }
+
+    /// [`Ops::fill_halo`], spanning the halos of the other dimensions below `span_below` only
+    /// (their interior elsewhere).
+    fn fill_face<T: Element>(
+        &mut self,
+        dat: &Dat<T>,
+        face: Face,
+        depth: i32,
+        bc: Boundary<T>,
+        span_below: usize,
+        location: &'static std::panic::Location<'static>,
+    ) -> Result<()> {
         let info = self.dat_info(dat.rt, dat.id)?;
         let (name, layout, block_id) = (info.name.clone(), info.layout, info.block);
         let dims = layout.dims;
@@ -240,7 +253,7 @@ impl Ops {
         // The range of every layer, but along the face's dimension.
         let interior = layout.interior();
         let mut range = interior;
-        for e in (0..dims).filter(|&e| e != d) {
+        for e in (0..dims.min(span_below)).filter(|&e| e != d) {
             range.lo[e] = interior.lo[e] - depth.min(-layout.neg[e]);
             range.hi[e] = interior.hi[e] + depth.min(layout.pos[e]);
         }
@@ -327,8 +340,11 @@ impl Ops {
     }
 
     /// Fills `depth` halo layers of every face of `dat` with `bc`, in the order of
-    /// [`Face::all`] (so edges and corners come out as the condition implies); the depth is
-    /// capped per face at the dataset's halo there, and faces without a halo are skipped.
+    /// [`Face::all`]; the depth is capped per face at the dataset's halo there, and faces
+    /// without a halo are skipped. Each face spans the halos of the dimensions filled before it
+    /// (the interior of the others), so the edges and corners come out as the condition implies
+    /// and no fill reads a halo point this call has not yet filled: a checkpoint taken before
+    /// the call never needs the old halo.
     ///
     /// ```
     /// use ops_backends::prelude::*;
@@ -349,6 +365,7 @@ impl Ops {
         depth: i32,
         bc: Boundary<T>,
     ) -> Result<()> {
+        let location = std::panic::Location::caller();
         let layout = self.dat_info(dat.rt, dat.id)?.layout;
         for face in Face::all(layout.dims) {
             let d = face.dim();
@@ -358,7 +375,7 @@ impl Ops {
                 -layout.neg[d]
             };
             if halo > 0 {
-                self.fill_halo(dat, face, depth.min(halo), bc)?;
+                self.fill_face(dat, face, depth.min(halo), bc, d, location)?;
             }
         }
         Ok(())
