@@ -47,9 +47,21 @@ fn reaches_the_steady_state_the_same_on_every_cpu_backend() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(err < 1e-3, "{text}");
     // Every loop on the pool, two threads: the same bits (the printed error included).
-    let rayon = run(heat(&["--ops-threads", "2", "--ops-inline-points", "0"]));
+    let png = std::env::temp_dir().join(format!("heat-tutorial-{}.png", std::process::id()));
+    let rayon = run(heat(&[
+        "--ops-threads",
+        "2",
+        "--ops-inline-points",
+        "0",
+        "--snapshot-png",
+        png.to_str().unwrap(),
+    ]));
     assert!(rayon.status.success());
     assert_eq!(answer(&rayon), text);
+    // The picture of the final temperature.
+    let bytes = std::fs::read(&png).unwrap();
+    let _ = std::fs::remove_file(&png);
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 2_000);
 }
 
 #[test]

@@ -53,11 +53,14 @@ struct Cli {
     /// Stop after this many steps at most.
     #[arg(long, default_value_t = 1_000_000)]
     max_steps: u64,
+    /// Draw the final temperature (colour-mapped, with a colour bar) as a PNG to this file.
+    #[arg(long, value_name = "FILE")]
+    snapshot_png: Option<std::path::PathBuf>,
     #[command(flatten)]
     ops: OpsArgs,
 }
 
-fn run(cli: &Cli) -> Result<()> {
+fn run(cli: &Cli) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let n = cli.n;
     let mut ops = ops_from_args(&cli.ops)?;
     // What decides the answer: a restart with another mesh or tolerance is refused.
@@ -128,6 +131,10 @@ fn run(cli: &Cli) -> Result<()> {
         ],
     )?;
     let err = ops.reduction_result(&worst)?;
+    if let Some(path) = &cli.snapshot_png {
+        let how = ops::plot::Snapshot::new().title(format!("after {steps} steps"));
+        ops::plot::snapshot_png(&mut ops, &t, path, &how)?;
+    }
     ops.finish()?;
     // Under mpirun every process computes the same answer; one says it.
     if ops.rank() == 0 {

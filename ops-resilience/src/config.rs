@@ -185,6 +185,10 @@ pub struct ResilienceArgs {
     /// Write the diagnostics as JSON to this file at the end of the run.
     #[arg(long = "ops-diags-json", env = "OPS_DIAGS_JSON", value_name = "FILE")]
     pub diags_json: Option<PathBuf>,
+    /// Draw the checkpoint candidates (what a checkpoint would save at each loop boundary of
+    /// the time step, the chosen one marked) as a PNG bar chart to this file at the end.
+    #[arg(long = "ops-diags-png", env = "OPS_DIAGS_PNG", value_name = "FILE")]
+    pub diags_png: Option<PathBuf>,
 }
 
 impl Default for ResilienceArgs {
@@ -201,6 +205,7 @@ impl Default for ResilienceArgs {
             checkpoint_app: None,
             diags: 0,
             diags_json: None,
+            diags_png: None,
         }
     }
 }
@@ -250,6 +255,7 @@ impl ResilienceArgs {
             app: self.checkpoint_app.clone(),
             diags: self.diags,
             diags_json: self.diags_json.clone(),
+            diags_png: self.diags_png.clone(),
             inject,
         })
     }
@@ -286,6 +292,9 @@ pub struct ResilienceConfig {
     pub diags: u8,
     /// JSON diagnostics file.
     pub diags_json: Option<PathBuf>,
+    /// The candidates' chart (drawn by the renderer [`Resilience::set_report_picture`](
+    /// crate::Resilience::set_report_picture) installs; the `ops` crate installs one).
+    pub diags_png: Option<PathBuf>,
     /// Test hook: `OPS_INJECT_FAILURE=loop:N`.
     pub inject: InjectFailure,
 }
@@ -307,7 +316,7 @@ impl ResilienceConfig {
 
     /// True when the observer is needed at all (checkpointing, or diagnostics).
     pub fn wanted(&self) -> bool {
-        self.enabled() || self.diags > 0 || self.diags_json.is_some()
+        self.enabled() || self.diags > 0 || self.diags_json.is_some() || self.diags_png.is_some()
     }
 
     /// The effective every-N (the default when no trigger is given).

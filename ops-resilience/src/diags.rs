@@ -35,6 +35,8 @@ pub use ops_core::units::human_bytes;
 pub struct Candidate {
     /// `name@file:line:col`.
     pub location: String,
+    /// Its place among the candidates in the order of a pass (0: the anchor's).
+    pub position: usize,
     /// Occurrences when the location was chosen.
     pub occurrences: u64,
     /// Passes measured.

@@ -54,7 +54,7 @@ pub mod store;
 mod track;
 
 pub use config::{parse_duration, InjectFailure, Interval, ResilienceArgs, ResilienceConfig};
-pub use engine::{Enter, Resilience};
+pub use engine::{Enter, ReportPicture, Resilience};
 pub use error::ResilienceError;
 pub use ext::{with_resilience, ResilienceExt};
 pub use learn::{Learner, Level};
@@ -83,6 +83,14 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
         check_writable(path).map_err(|e| {
             err(format!(
                 "--ops-diags-json {}: cannot be written: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    if let Some(path) = &cfg.diags_png {
+        check_writable(path).map_err(|e| {
+            err(format!(
+                "--ops-diags-png {}: cannot be written: {e}",
                 path.display()
             ))
         })?;

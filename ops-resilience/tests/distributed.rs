@@ -357,6 +357,7 @@ fn cfg(dir: &Path, mode: StoreMode, restart: bool) -> ResilienceConfig {
         keep: 2,
         restart,
         diags_json: Some(dir.with_extension("json")),
+        diags_png: None,
         ..ResilienceConfig::default()
     }
 }

@@ -40,6 +40,9 @@
 
 pub use ops_backends;
 pub use ops_core;
+/// Pictures of datasets: [`plot::snapshot_png`] (a colour-mapped PNG of a 2-D field or a plane
+/// of a 3-D one) and [`plot::candidates_png`] (the checkpoint candidates as a bar chart).
+pub use ops_plot as plot;
 pub use ops_resilience;
 
 use ops_core::{Ops, OpsConfig, OpsError, Result};
@@ -90,8 +93,36 @@ pub fn ops_from_args(args: &OpsArgs) -> Result<Ops> {
 pub fn ops_with_resilience(config: OpsConfig, resilience: &ResilienceConfig) -> Result<Ops> {
     print_diagnostics();
     let mut ops = ops_backends::ops_from_config(config)?;
-    ops_resilience::install(&mut ops, resilience)?;
+    if ops_resilience::install(&mut ops, resilience)? {
+        if let Some(r) = ops.observer_mut::<ops_resilience::Resilience>() {
+            r.set_report_picture(draw_candidates);
+        }
+    }
     Ok(ops)
+}
+
+/// `--ops-diags-png`: the report's candidate locations as a bar chart.
+fn draw_candidates(
+    report: &ops_resilience::diags::Report,
+    path: &std::path::Path,
+) -> std::result::Result<(), String> {
+    let loc = &report.location;
+    let mut in_pass_order: Vec<_> = loc.candidates.iter().collect();
+    in_pass_order.sort_by_key(|c| c.position);
+    let bars: Vec<plot::Candidate<'_>> = in_pass_order
+        .into_iter()
+        .map(|c| plot::Candidate {
+            location: &c.location,
+            bytes_min: c.bytes_min,
+            bytes_max: c.bytes_max,
+            chosen: loc.chosen.as_deref() == Some(c.location.as_str()),
+        })
+        .collect();
+    let title = format!(
+        "{}: bytes a checkpoint would save at each loop boundary of the time step",
+        report.app
+    );
+    plot::candidates_png(&bars, &title, path).map_err(|e| e.to_string())
 }
 
 /// Prints the runtime's diagnostics on stderr, each message as it is: the `tracing` events of

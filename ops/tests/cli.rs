@@ -292,6 +292,13 @@ fn unusable_paths_and_numbers_are_refused_before_the_run() {
         text(&o)
     );
     assert!(!out.exists(), "the run went ahead");
+    let o = run(heat(&out, &["--ops-diags-png", "/nonexistent-dir/c.png"]));
+    assert!(
+        !o.status.success() && text(&o).contains("--ops-diags-png /nonexistent-dir/c.png"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.exists(), "the run went ahead");
     // A checkpoint numbered u64::MAX: no newer one can be numbered (it used to wrap to 0).
     let dir = s.path("ck");
     std::fs::create_dir_all(&dir).unwrap();
@@ -354,6 +361,7 @@ fn diagnostics_json_reports_checkpoints_and_decisions() {
     let want = reference(&s);
     let dir = s.path("ck");
     let json = s.path("diags.json");
+    let png = s.path("candidates.png");
     let out = s.path("out.txt");
     let mut args = ckpt_flags(dir.to_str().unwrap(), "thread");
     args.extend([
@@ -361,6 +369,8 @@ fn diagnostics_json_reports_checkpoints_and_decisions() {
         "3",
         "--ops-diags-json",
         json.to_str().unwrap(),
+        "--ops-diags-png",
+        png.to_str().unwrap(),
     ]);
     let o = run(heat(&out, &args));
     assert!(o.status.success(), "{}", text(&o));
@@ -400,6 +410,21 @@ fn diagnostics_json_reports_checkpoints_and_decisions() {
         .unwrap();
     assert_eq!(cond["reason"], "recomputed at restore");
     assert!(j["location"]["chosen"].is_string());
+    // The candidates, in the order of the pass, drawn as a chart.
+    let cands = j["location"]["candidates"].as_array().unwrap();
+    let mut positions: Vec<u64> = cands
+        .iter()
+        .map(|c| c["position"].as_u64().unwrap())
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    assert_eq!(positions.len(), cands.len(), "one position per candidate");
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 10_000,
+        "--ops-diags-png wrote {} bytes",
+        bytes.len()
+    );
 }
 
 #[test]

@@ -38,6 +38,9 @@ pub struct Cli {
     /// Write every field summary, at full precision, to this JSON file.
     #[arg(long)]
     pub summary_json: Option<PathBuf>,
+    /// Draw the final density as a colour-mapped PNG (with a colour bar) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub snapshot_png: Option<PathBuf>,
     /// Print the runtime's per-loop profile at the end (as the deck's `profiler_on`).
     #[arg(long)]
     pub profile: bool,
@@ -61,6 +64,9 @@ pub enum AppError {
     /// The runtime refused something.
     #[error("runtime: {0}")]
     Ops(#[from] OpsError),
+    /// A picture could not be drawn.
+    #[error(transparent)]
+    Plot(#[from] ops::plot::PlotError),
     /// Output could not be written.
     #[error("{what}: {source}")]
     Io {
@@ -304,6 +310,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             .map_err(io(&path.display().to_string()))?;
     }
     // Flushes pending checkpoints and writes the resilience diagnostics, if any were asked for.
+    if let Some(path) = &cli.snapshot_png {
+        let title = format!("step {}, time {:.6e}", clover.step, clover.time);
+        let how = ops::plot::Snapshot::new().title(title);
+        ops::plot::snapshot_png(&mut clover.ops, &clover.f.density0, path, &how)?;
+    }
     clover.ops.finish()?;
     Ok(Outcome {
         summaries,

@@ -397,3 +397,21 @@ fn broken_numbers_stop_the_run_naming_step_and_quantity() {
         "{err}"
     );
 }
+
+/// `--snapshot-png` draws the middle plane of the final density as a PNG and changes nothing else.
+#[test]
+fn snapshot_png_draws_the_final_field() {
+    let png = temp_path("final.png");
+    let (o, _) = run_deck(
+        &deck("clover_test1.in"),
+        &["--snapshot-png", &png.display().to_string()],
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 2_000,
+        "{} bytes",
+        bytes.len()
+    );
+    let (plain, _) = run_deck(&deck("clover_test1.in"), &[]);
+    assert_eq!(o.summaries.len(), plain.summaries.len());
+}

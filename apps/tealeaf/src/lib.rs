@@ -47,6 +47,9 @@ pub struct Cli {
     /// Write every field summary, at full precision, to this JSON file.
     #[arg(long)]
     pub summary_json: Option<PathBuf>,
+    /// Draw the final energy as a colour-mapped PNG (with a colour bar) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub snapshot_png: Option<PathBuf>,
     /// Print the runtime's per-loop profile at the end (as the deck's `profiler_on`).
     #[arg(long)]
     pub profile: bool,
@@ -83,6 +86,9 @@ pub enum AppError {
     /// The runtime refused something.
     #[error("runtime: {0}")]
     Ops(#[from] OpsError),
+    /// A picture could not be drawn.
+    #[error(transparent)]
+    Plot(#[from] ops::plot::PlotError),
     /// The solver could not go on.
     #[error("{0}")]
     Solve(#[from] SolveError),
@@ -266,6 +272,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     if let Some(path) = cli.summary_json.as_ref().filter(|_| rank == 0) {
         std::fs::write(path, output::summaries_json(&summaries))
             .map_err(io(&path.display().to_string()))?;
+    }
+    if let Some(path) = &cli.snapshot_png {
+        let title = format!("step {}, time {:.6e}", tea.step, tea.time);
+        let how = ops::plot::Snapshot::new().title(title);
+        ops::plot::snapshot_png(&mut tea.ops, &tea.d.energy1, path, &how)?;
     }
     tea.ops.finish()?;
     Ok(Outcome {

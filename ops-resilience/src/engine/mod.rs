@@ -157,7 +157,13 @@ pub struct Resilience {
     inputs: Vec<crate::meta::InputPrint>,
     /// The inputs of the checkpoint this run restarts from.
     restored_inputs: Option<Vec<crate::meta::InputPrint>>,
+    /// Draws the report as a picture (`--ops-diags-png`), installed by the `ops` crate.
+    report_picture: Option<ReportPicture>,
 }
+
+/// Draws a [`Report`] to a file (the candidates' chart of `--ops-diags-png`); the error says
+/// what failed.
+pub type ReportPicture = fn(&Report, &std::path::Path) -> Result<(), String>;
 
 impl Resilience {
     /// A tracker with `cfg`, writing checkpoints to `store` (`None`: tracking and diagnostics
@@ -206,6 +212,7 @@ impl Resilience {
             lock: None,
             inputs: Vec::new(),
             restored_inputs: None,
+            report_picture: None,
             cfg,
         }
     }
@@ -260,6 +267,11 @@ impl Resilience {
     /// The configuration.
     pub fn config(&self) -> &ResilienceConfig {
         &self.cfg
+    }
+
+    /// Installs what draws the report at the end of the run when `--ops-diags-png` is given.
+    pub fn set_report_picture(&mut self, draw: ReportPicture) {
+        self.report_picture = Some(draw);
     }
 
     /// The report so far.

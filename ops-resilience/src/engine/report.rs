@@ -68,11 +68,13 @@ impl Resilience {
             .level
             .members
             .iter()
-            .filter_map(|m| {
+            .enumerate()
+            .filter_map(|(position, m)| {
                 let s = samples.get(m)?;
                 let max = s.max()?;
                 Some(Candidate {
                     location: locs.key(*m).to_string(),
+                    position,
                     occurrences: locs.locs[*m as usize].count,
                     samples: s.bytes.len(),
                     bytes_min: s.bytes.iter().copied().min().unwrap_or(max),
@@ -166,6 +168,20 @@ impl Resilience {
                 1,
                 &format!("ops-resilience: no checkpoint location: {why}\n"),
             );
+        }
+        if let Some(path) = self.cfg.diags_png.clone().filter(|_| self.dist.rank == 0) {
+            let drawn = match self.report_picture {
+                Some(draw) => draw(&self.report, &path),
+                None => {
+                    Err("no picture renderer is installed (the `ops` crate installs one)".into())
+                }
+            };
+            if let Err(e) = drawn {
+                self.warn(format!(
+                    "cannot draw --ops-diags-png {}: {e}",
+                    path.display()
+                ));
+            }
         }
         if let Some(path) = &self.cfg.diags_json {
             let path = crate::diags::json_path(path, self.dist.rank);
