@@ -40,6 +40,10 @@
 
 pub use ops_backends;
 pub use ops_core;
+/// Datasets to and from files: [`io::dat_from_hdf5`] (declare a dataset from an HDF5 array),
+/// [`io::Dump`] (write datasets to HDF5 with an XDMF companion) and [`io::Series`] (an XDMF time
+/// series), in global index space, under MPI too.
+pub use ops_io as io;
 /// Pictures of datasets: [`plot::snapshot_png`] (a colour-mapped PNG of a 2-D field or a plane
 /// of a 3-D one) and [`plot::candidates_png`] (the checkpoint candidates as a bar chart).
 pub use ops_plot as plot;

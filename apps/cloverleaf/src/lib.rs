@@ -44,7 +44,7 @@ pub struct Cli {
     /// Print the runtime's per-loop profile at the end (as the deck's `profiler_on`).
     #[arg(long)]
     pub profile: bool,
-    /// Directory for visualisation dumps (`visit_frequency`; needs the `hdf5` feature).
+    /// Directory for visualisation dumps (`visit_frequency`).
     #[arg(long, default_value = ".")]
     pub visit_dir: PathBuf,
     /// Plain line output even on a terminal (no progress bar).
@@ -67,6 +67,9 @@ pub enum AppError {
     /// A picture could not be drawn.
     #[error(transparent)]
     Plot(#[from] ops::plot::PlotError),
+    /// A visualisation dump could not be written.
+    #[error(transparent)]
+    Output(#[from] ops::io::IoError),
     /// Output could not be written.
     #[error("{what}: {source}")]
     Io {
@@ -160,22 +163,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     }
     let profile_on = cli.profile || deck.profiler_on;
     let mut visit = if deck.visit_frequency > 0 {
-        if ranks > 1 {
-            writeln!(
-                out,
-                " Note: visualisation dumps are written by single-process runs only"
-            )
-            .map_err(io("stdout"))?;
-            None
-        } else if visit::AVAILABLE {
-            Some(
-                visit::VisitWriter::new(&cli.visit_dir)
-                    .map_err(io(&cli.visit_dir.display().to_string()))?,
-            )
-        } else {
-            writeln!(out, " Note: {}", visit::UNAVAILABLE_MESSAGE).map_err(io("stdout"))?;
-            None
-        }
+        Some(
+            visit::VisitWriter::new(&cli.visit_dir)
+                .map_err(io(&cli.visit_dir.display().to_string()))?,
+        )
     } else {
         None
     };
@@ -198,10 +189,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     NotFinite::check_summary(&s0)?;
     summaries.push(s0);
     if let Some(v) = visit.as_mut() {
-        v.dump(&mut clover).map_err(|e| AppError::Io {
-            what: "visualisation dump".into(),
-            source: std::io::Error::other(e),
-        })?;
+        v.dump(&mut clover)?;
     }
 
     let progress = Progress::new(rank == 0 && !cli.no_progress);
@@ -257,10 +245,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
         }
         if let Some(v) = visit.as_mut() {
             if done || clover.step % visit_frequency == 0 {
-                v.dump(&mut clover).map_err(|e| AppError::Io {
-                    what: "visualisation dump".into(),
-                    source: std::io::Error::other(e),
-                })?;
+                v.dump(&mut clover)?;
             }
         }
         if done {

@@ -2,7 +2,7 @@
 //! test problems pass on 1, 2 and 4 processes and agree with the single-process run to 1e-12
 //! relative in every summary quantity; a killed rank restarts bitwise; a lost checkpoint file
 //! is replaced by the partner's copy; damaged files fall back bitwise; a 4-process checkpoint
-//! restarts on 2 processes.
+//! restarts on 2 processes; visualisation dumps hold the single-process fields.
 #![cfg(feature = "mpi")]
 
 use std::path::PathBuf;
@@ -49,6 +49,65 @@ fn problem_on_ranks(deck: &str, ranks: &[usize]) {
         );
         let got = std::fs::read_to_string(json).unwrap();
         assert_summaries_agree(&serial, &got, 1e-12, &format!("{n} ranks"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Visualisation dumps under mpirun: one file per dump with the whole mesh in global index
+/// space, gathered from the processes, holding what the single-process run writes (compared
+/// as `h5dump` prints them), and one XDMF series.
+#[test]
+fn visit_dumps_of_2_and_4_ranks_hold_the_single_process_fields() {
+    let dir = scratch("cloverleaf-mpi", "visit");
+    let deck = dir.join("visit.in");
+    let text = std::fs::read_to_string(shipped("clover_test1.in"))
+        .unwrap()
+        .replace("end_time=3.0", "end_time=3.0\n visit_frequency=10");
+    std::fs::write(&deck, text).unwrap();
+    let dump_text = |d: &std::path::Path| {
+        let out = Command::new("h5dump")
+            .arg("-d")
+            .arg("/density")
+            .arg("-d")
+            .arg("/xvel")
+            .arg(d.join("clover.000010.h5"))
+            .output()
+            .expect("h5dump (hdf5-tools) must be installed: scripts/install-deps.sh");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The file name differs; the data must not.
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let serial = dir.join("serial");
+    let out = Command::new(BIN)
+        .arg(&deck)
+        .arg("--no-progress")
+        .arg("--visit-dir")
+        .arg(&serial)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let want = dump_text(&serial);
+    assert!(want.contains("DATASET \"/density\""), "{want}");
+    for n in [2, 4] {
+        let parts = dir.join(format!("ranks-{n}"));
+        let visit = parts.display().to_string();
+        let text = mpirun(BIN, n, &deck, &["--visit-dir", &visit]);
+        assert!(text.contains("This test is considered PASSED"), "{text}");
+        assert_eq!(dump_text(&parts), want, "{n} ranks");
+        let xmf = std::fs::read_to_string(parts.join("clover.xmf")).unwrap();
+        assert!(xmf.matches("<Grid Name=\"step").count() >= 2, "{xmf}");
     }
     let _ = std::fs::remove_dir_all(dir);
 }

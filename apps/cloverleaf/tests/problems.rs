@@ -359,27 +359,7 @@ fn matches_the_original_fortran() {
     eprintln!("largest relative difference from the original: {worst:.2e}");
 }
 
-/// `visit_frequency` in a build without HDF5: a note, no files, same results.
-#[cfg(not(feature = "hdf5"))]
-#[test]
-fn visit_without_hdf5_says_so() {
-    let deck = temp_path("visit.in");
-    let text = std::fs::read_to_string(shipped("circle.in"))
-        .unwrap()
-        .replace(
-            "summary_frequency=20",
-            "summary_frequency=20 visit_frequency=20",
-        );
-    std::fs::write(&deck, text).unwrap();
-    let dir = temp_path("visit-none");
-    let (o, out) = run_deck(&deck, &["--visit-dir", &dir.display().to_string()]);
-    assert!(out.contains("no HDF5 output"), "{out}");
-    assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().next().is_none());
-    assert_eq!(o.steps, 60);
-}
-
 /// `visit_frequency` with HDF5: one file per dump plus the XDMF index; results unchanged.
-#[cfg(feature = "hdf5")]
 #[test]
 fn visit_writes_hdf5_and_xdmf() {
     let deck = temp_path("visit.in");

@@ -331,7 +331,6 @@ fn ignored_keywords_are_noted() {
 }
 
 /// `visit_frequency` with HDF5: one file per dump plus the XDMF index; results unchanged.
-#[cfg(feature = "hdf5")]
 #[test]
 fn visit_writes_hdf5_and_xdmf() {
     let path = temp_path("visit.in");
@@ -358,24 +357,6 @@ fn visit_writes_hdf5_and_xdmf() {
         o.summaries.last().unwrap().kinetic_energy.to_bits(),
         plain.summaries.last().unwrap().kinetic_energy.to_bits()
     );
-}
-
-/// `visit_frequency` in a build without HDF5: a note, no files, same results.
-#[cfg(not(feature = "hdf5"))]
-#[test]
-fn visit_without_hdf5_says_so() {
-    let path = temp_path("visit.in");
-    let text = std::fs::read_to_string(deck("layered.in"))
-        .unwrap()
-        .replace(
-            "summary_frequency=10",
-            "summary_frequency=10 visit_frequency=25",
-        );
-    std::fs::write(&path, text).unwrap();
-    let dir = temp_path("visit-none");
-    let (o, out) = run_deck(&path, &["--visit-dir", &dir.display().to_string()]);
-    assert!(out.contains("no HDF5 output"), "{out}");
-    assert_eq!(o.steps, 50);
 }
 
 /// A deck whose numbers overflow stops with an error naming the step and the quantity, at the
