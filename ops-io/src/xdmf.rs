@@ -5,9 +5,9 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use ops_core::ElemType;
+use ops_core::{Dat, ElemType, Element, Ops};
 
-use crate::{DumpRecord, IoError};
+use crate::{Dump, DumpRecord, IoError, Mesh};
 
 /// An XDMF time series of dumps: every [`Series::push`] rewrites the `.xmf` file with all the
 /// dumps so far, so a run that stops early leaves a valid series.
@@ -23,6 +23,34 @@ impl Series {
             path: path.as_ref().to_path_buf(),
             grids: Vec::new(),
         }
+    }
+
+    /// Writes the dump of one step beside the series (`STEM.NNNNNN.h5`, `STEM` the series
+    /// file's stem and `NNNNNN` the step): the mesh, `fields` under the names given, `step` and
+    /// `time` attributes; and adds it to the series. Every process of a distributed run calls it.
+    pub fn dump_step<T: Element>(
+        &mut self,
+        ops: &mut Ops,
+        (step, time): (u64, f64),
+        mesh: Mesh,
+        fields: &[(&str, Dat<T>)],
+    ) -> Result<PathBuf, IoError> {
+        let stem = self
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "dump".into());
+        let path = self.path.with_file_name(format!("{stem}.{step:06}.h5"));
+        let mut dump = Dump::create(ops, &path)?;
+        dump.mesh(mesh)?;
+        for (name, dat) in fields {
+            dump.write_as(ops, dat, name)?;
+        }
+        dump.attr("step", step as f64)?;
+        dump.attr("time", time)?;
+        let record = dump.finish()?;
+        self.push(step, time, &record)?;
+        Ok(path)
     }
 
     /// Adds a dump taken at `step` and `time` and rewrites the series (on the process that

@@ -79,21 +79,14 @@ pub fn install(ops: &mut Ops, cfg: &ResilienceConfig) -> Result<bool, OpsError> 
         return Ok(false);
     }
     let err = |e: String| OpsError::InvalidConfig(e);
-    if let Some(path) = &cfg.diags_json {
-        check_writable(path).map_err(|e| {
-            err(format!(
-                "--ops-diags-json {}: cannot be written: {e}",
-                path.display()
-            ))
-        })?;
-    }
-    if let Some(path) = &cfg.diags_png {
-        check_writable(path).map_err(|e| {
-            err(format!(
-                "--ops-diags-png {}: cannot be written: {e}",
-                path.display()
-            ))
-        })?;
+    for (flag, file) in [
+        ("--ops-diags-json", &cfg.diags_json),
+        ("--ops-diags-png", &cfg.diags_png),
+    ] {
+        if let Some(path) = file {
+            check_writable(path)
+                .map_err(|e| err(format!("{flag} {}: cannot be written: {e}", path.display())))?;
+        }
     }
     let (rank, ranks) = (ops.rank(), ops.ranks());
     let app = cfg.app_name();

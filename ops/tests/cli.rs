@@ -425,6 +425,11 @@ fn diagnostics_json_reports_checkpoints_and_decisions() {
         "--ops-diags-png wrote {} bytes",
         bytes.len()
     );
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 10_000,
+        "--ops-diags-png wrote {} bytes",
+        bytes.len()
+    );
 }
 
 #[test]

@@ -25,6 +25,18 @@ pub use skip::{required, skip};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Panics unless `path` holds a PNG image of more than `min_bytes` bytes (what a picture flag
+/// such as `--snapshot-png` must leave behind).
+pub fn assert_png(path: &Path, min_bytes: usize) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > min_bytes,
+        "{}: not a PNG of more than {min_bytes} bytes ({} bytes)",
+        path.display(),
+        bytes.len()
+    );
+}
+
 /// A fresh, empty scratch directory for one test: `<tmp>/<app>-<label>-<pid>`.
 pub fn scratch(app: &str, label: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("{app}-{label}-{}", std::process::id()));

@@ -6,14 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use ops::io::{Dump, Mesh, Series};
+use ops::io::{Mesh, Series};
 
 use crate::clover::Clover;
 use crate::AppError;
 
 /// Writes dumps into a directory and keeps the XDMF time series up to date.
 pub struct VisitWriter {
-    dir: PathBuf,
     series: Series,
 }
 
@@ -22,7 +21,6 @@ impl VisitWriter {
     pub fn new(dir: &Path) -> std::io::Result<VisitWriter> {
         std::fs::create_dir_all(dir)?;
         Ok(VisitWriter {
-            dir: dir.to_path_buf(),
             series: Series::new(dir.join("clover.xmf")),
         })
     }
@@ -30,17 +28,13 @@ impl VisitWriter {
     /// Writes one dump of the current state and extends the series.
     pub fn dump(&mut self, clover: &mut Clover) -> Result<PathBuf, AppError> {
         clover.prepare_visit()?;
-        let path = self.dir.join(format!("clover.{:06}.h5", clover.step));
-        let f = &clover.f;
-        let ops = &mut clover.ops;
+        let (f, ops) = (&clover.f, &mut clover.ops);
         let mesh = Mesh::rectilinear(vec![
             ops.fetch_data(&f.vertexx)?,
             ops.fetch_data(&f.vertexy)?,
             ops.fetch_data(&f.vertexz)?,
         ]);
-        let mut dump = Dump::create(ops, &path)?;
-        dump.mesh(mesh)?;
-        for (name, dat) in [
+        let fields = [
             ("density", f.density0),
             ("energy", f.energy0),
             ("pressure", f.pressure),
@@ -48,13 +42,8 @@ impl VisitWriter {
             ("xvel", f.xvel0),
             ("yvel", f.yvel0),
             ("zvel", f.zvel0),
-        ] {
-            dump.write_as(ops, &dat, name)?;
-        }
-        dump.attr("step", clover.step as f64)?;
-        dump.attr("time", clover.time)?;
-        let record = dump.finish()?;
-        self.series.push(clover.step, clover.time, &record)?;
-        Ok(path)
+        ];
+        let when = (clover.step, clover.time);
+        Ok(self.series.dump_step(ops, when, mesh, &fields)?)
     }
 }

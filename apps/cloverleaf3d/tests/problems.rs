@@ -387,12 +387,7 @@ fn snapshot_png_draws_the_final_field() {
         &deck("clover_test1.in"),
         &["--snapshot-png", &png.display().to_string()],
     );
-    let bytes = std::fs::read(&png).unwrap();
-    assert!(
-        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 2_000,
-        "{} bytes",
-        bytes.len()
-    );
+    ops_testkit::assert_png(&png, 2_000);
     let (plain, _) = run_deck(&deck("clover_test1.in"), &[]);
     assert_eq!(o.summaries.len(), plain.summaries.len());
 }
