@@ -130,6 +130,8 @@ pub struct Deck {
     pub end_step: u64,
     /// Steps between field summaries (0: only at the start and the end).
     pub summary_frequency: u64,
+    /// Steps between visualisation dumps (0: none).
+    pub visit_frequency: u64,
     /// `tl_max_iters`: most solver iterations per step.
     pub max_iters: u32,
     /// `tl_eps`: convergence when the residual norm falls below `eps` times the initial one.
@@ -204,6 +206,7 @@ impl Default for Deck {
             end_time: 10.0,
             end_step: 640_000,
             summary_frequency: 10,
+            visit_frequency: 0,
             max_iters: 1000,
             eps: single(1.0e-10),
             solver: Solver::Jacobi,
@@ -464,13 +467,7 @@ pub fn parse(file: &str, text: &str) -> Result<Deck, DeckError> {
                     if v < 0 {
                         return Err(err(w.line, format!("`{key}` must not be negative")));
                     }
-                    if v > 0 {
-                        deck.notes.push(format!(
-                            "line {}: `visit_frequency {v}` ignored: this port writes no \
-                             visualisation files",
-                            w.line
-                        ));
-                    }
+                    deck.visit_frequency = v as u64;
                 }
                 "tiles_per_task" | "sub_tiles_per_tile" | "tiles_per_problem"
                 | "tiling_frequency" => {
@@ -692,8 +689,9 @@ mod tests {
              visit_frequency 10 profiler_on\n*endtea",
         )
         .unwrap();
-        assert_eq!(d.notes.len(), 3, "{:?}", d.notes);
+        assert_eq!(d.notes.len(), 2, "{:?}", d.notes);
         assert!(d.profiler_on);
+        assert_eq!(d.visit_frequency, 10, "visualisation dumps are written");
         let d = parse(
             "t",
             "*tea\nstate 1 density 1 energy 1\nx_cells 3\nx_cells 5\n*endtea",

@@ -50,6 +50,10 @@ pub struct Cli {
     /// Draw the final energy as a colour-mapped PNG (with a colour bar) to this file.
     #[arg(long, value_name = "FILE")]
     pub snapshot_png: Option<PathBuf>,
+    /// Directory for visualisation dumps (`visit_frequency`: `tea.NNNNNN.h5` with density and
+    /// energy per cell, and the XDMF series `tea.xmf`).
+    #[arg(long, default_value = ".")]
+    pub visit_dir: PathBuf,
     /// Print the runtime's per-loop profile at the end (as the deck's `profiler_on`).
     #[arg(long)]
     pub profile: bool,
@@ -89,6 +93,9 @@ pub enum AppError {
     /// A picture could not be drawn.
     #[error(transparent)]
     Plot(#[from] ops::plot::PlotError),
+    /// A visualisation dump could not be written.
+    #[error(transparent)]
+    Output(#[from] ops::io::IoError),
     /// The solver could not go on.
     #[error("{0}")]
     Solve(#[from] SolveError),
@@ -127,6 +134,20 @@ pub fn load_deck(cli: &Cli) -> Result<Deck, DeckError> {
         Some(p) => deck::load(p),
         None => deck::parse("<built-in tea_bm_2.in>", deck::DEFAULT_DECK),
     }
+}
+
+/// One visualisation dump: density and energy per cell on the deck's mesh (every process
+/// calls it under mpirun; process 0 writes).
+fn dump(tea: &mut Tea, series: &mut ops::io::Series) -> Result<(), AppError> {
+    let d = &tea.deck;
+    let mesh = ops::io::Mesh::uniform(
+        &[tea.nx as usize, tea.ny as usize],
+        &[d.xmin, d.ymin],
+        &[d.dx(), d.dy()],
+    );
+    let fields = [("density", tea.d.density), ("energy", tea.d.energy1)];
+    series.dump_step(&mut tea.ops, (tea.step, tea.time), mesh, &fields)?;
+    Ok(())
 }
 
 /// Runs the deck the command line names, printing to `out` in the original's format (step
@@ -183,6 +204,16 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
     writeln!(out, "{}", output::summary_table(&s0)).map_err(io("stdout"))?;
     summaries.push(s0);
 
+    let visit_frequency = tea.deck.visit_frequency;
+    let mut visit = if visit_frequency > 0 {
+        std::fs::create_dir_all(&cli.visit_dir)
+            .map_err(io(&cli.visit_dir.display().to_string()))?;
+        let mut series = ops::io::Series::new(cli.visit_dir.join("tea.xmf"));
+        dump(&mut tea, &mut series)?;
+        Some(series)
+    } else {
+        None
+    };
     let end_step = tea.deck.end_step;
     let end_time = tea.deck.end_time;
     let summary_frequency = tea.deck.summary_frequency;
@@ -221,6 +252,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, AppError> {
             writeln!(out, "{}", output::summary_table(&s)).map_err(io("stdout"))?;
             finite(&s)?;
             summaries.push(s);
+        }
+        if let Some(series) = visit.as_mut() {
+            if done || tea.step % visit_frequency == 0 {
+                dump(&mut tea, series)?;
+            }
         }
         if done {
             break;

@@ -454,3 +454,31 @@ fn snapshot_png_draws_the_final_field() {
     let (plain, _) = run_deck(&shipped("small.in"), &[]);
     assert_eq!(o.summaries.len(), plain.summaries.len());
 }
+
+/// `visit_frequency`: one HDF5 dump per visit step (and the last) plus the XDMF series, written
+/// by the runtime's dataset output; results unchanged.
+#[test]
+fn visit_writes_hdf5_and_xdmf() {
+    let deck = variant("small.in", "visit", "visit_frequency 2");
+    let dir = temp_path("visit-dumps");
+    let (o, _) = run_deck(&deck, &["--visit-dir", &dir.display().to_string()]);
+    let dumps: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("tea.") && n.ends_with(".h5"))
+        .collect();
+    assert!(dumps.contains(&"tea.000000.h5".to_string()), "{dumps:?}");
+    let xmf = std::fs::read_to_string(dir.join("tea.xmf")).unwrap();
+    assert_eq!(
+        xmf.matches("<Grid Name=\"step").count(),
+        dumps.len(),
+        "{xmf}"
+    );
+    assert!(xmf.contains("Name=\"energy\" AttributeType=\"Scalar\" Center=\"Cell\""));
+    let (plain, _) = run_deck(&shipped("small.in"), &[]);
+    assert_eq!(
+        o.summaries.last().unwrap().temperature.to_bits(),
+        plain.summaries.last().unwrap().temperature.to_bits()
+    );
+}
