@@ -150,6 +150,16 @@ impl<T> Boundary<T> {
     }
 }
 
+/// What a fill covers in the dimensions other than its face's.
+#[derive(Clone, Copy, Debug)]
+enum Span {
+    /// The interior, grown by the fill's depth (capped at the dataset's halo) in the
+    /// dimensions below `below`.
+    Halos { below: usize },
+    /// These points.
+    Given(IterRange),
+}
+
 /// Layer `k` of `face`: its index along the face's dimension and the index it takes its value
 /// from (`first`/`last`: the interior's first and last index there).
 fn layer<T>(face: Face, bc: Boundary<T>, first: i32, last: i32, k: i32) -> (i32, i32) {
@@ -213,18 +223,48 @@ impl Ops {
         depth: i32,
         bc: Boundary<T>,
     ) -> Result<()> {
-        self.fill_face(dat, face, depth, bc, 3, std::panic::Location::caller())
+        let span = Span::Halos { below: 3 };
+        self.fill_face(dat, face, depth, bc, span, std::panic::Location::caller())
     }
 
-    /// [`Ops::fill_halo`], spanning the halos of the other dimensions below `span_below` only
-    /// (their interior elsewhere).
+    /// [`Ops::fill_halo`] over the points `span` gives in the other dimensions (its extent
+    /// along the face's dimension is ignored), for codes whose boundary strips are not the
+    /// default's (a port that must reproduce another code's strips point for point). The span
+    /// must lie inside the dataset, halo included; anything else is an error naming the loop.
+    ///
+    /// ```
+    /// use ops_backends::prelude::*;
+    ///
+    /// let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq))?;
+    /// let grid = ops.block("grid", 2)?;
+    /// let u = ops.dat_with(&grid, "u",
+    ///     DatSpec::new([2, 2]).halo(Halo::uniform(1)).init(&[1.0, 2.0, 3.0, 4.0]))?;
+    /// // The lower x face, on the interior rows only.
+    /// ops.fill_halo_over(&u, Face::X_LO, 1, Boundary::Fixed(9.0), [0..1, 0..2])?;
+    /// assert_eq!(ops.fetch_range(&u, [-1..0, -1..3])?, [0.0, 9.0, 9.0, 0.0]);
+    /// # Ok::<(), OpsError>(())
+    /// ```
+    #[track_caller]
+    pub fn fill_halo_over<T: Element>(
+        &mut self,
+        dat: &Dat<T>,
+        face: Face,
+        depth: i32,
+        bc: Boundary<T>,
+        span: impl Into<IterRange>,
+    ) -> Result<()> {
+        let span = Span::Given(span.into());
+        self.fill_face(dat, face, depth, bc, span, std::panic::Location::caller())
+    }
+
+    /// [`Ops::fill_halo`] over `span` in the other dimensions.
     fn fill_face<T: Element>(
         &mut self,
         dat: &Dat<T>,
         face: Face,
         depth: i32,
         bc: Boundary<T>,
-        span_below: usize,
+        span: Span,
         location: &'static std::panic::Location<'static>,
     ) -> Result<()> {
         let info = self.dat_info(dat.rt, dat.id)?;
@@ -253,9 +293,25 @@ impl Ops {
         // The range of every layer, but along the face's dimension.
         let interior = layout.interior();
         let mut range = interior;
-        for e in (0..dims.min(span_below)).filter(|&e| e != d) {
-            range.lo[e] = interior.lo[e] - depth.min(-layout.neg[e]);
-            range.hi[e] = interior.hi[e] + depth.min(layout.pos[e]);
+        match span {
+            Span::Halos { below } => {
+                for e in (0..dims.min(below)).filter(|&e| e != d) {
+                    range.lo[e] = interior.lo[e] - depth.min(-layout.neg[e]);
+                    range.hi[e] = interior.hi[e] + depth.min(layout.pos[e]);
+                }
+            }
+            Span::Given(given) => {
+                if given.dims() != dims {
+                    return Err(bad(format!(
+                        "a {}-D span for a {dims}-D dataset",
+                        given.dims()
+                    )));
+                }
+                for e in (0..dims).filter(|&e| e != d) {
+                    range.lo[e] = given.lo[e];
+                    range.hi[e] = given.hi[e];
+                }
+            }
         }
         let block = Block {
             rt: self.rt,
@@ -375,7 +431,8 @@ impl Ops {
                 -layout.neg[d]
             };
             if halo > 0 {
-                self.fill_face(dat, face, depth.min(halo), bc, d, location)?;
+                let span = Span::Halos { below: d };
+                self.fill_face(dat, face, depth.min(halo), bc, span, location)?;
             }
         }
         Ok(())

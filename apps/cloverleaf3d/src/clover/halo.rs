@@ -6,11 +6,11 @@
 //! of a vector (velocity, or a flux through faces normal to that axis) changes sign. Face fluxes
 //! follow the original's own rule across the faces they are not normal to: they reflect like
 //! node data there (layer 1 copies the point two inside), and a few strips stop one point short
-//! of the field's extent (`Field::short_strip`). The sides are done in the original's order
+//! of the field's extent (`Field::short_strip`; later loops read the points they leave, so the
+//! strips must be the original's point for point). The sides are done in the original's order
 //! (y, then x, then z), every strip spanning the halos of the other axes, so corners and edges
-//! come out as the original's.
-
-use crate::kernels::halo::*;
+//! come out as the original's. Each side is one runtime boundary fill over the original's strip
+//! (`Ops::fill_halo_over`).
 
 use super::*;
 
@@ -143,125 +143,22 @@ impl Clover {
         };
         let size = [points(0), points(1), points(2)];
         for axis in [1, 0, 2].into_iter().filter(|&a| sides[a]) {
-            let sign = if sign_axis == Some(axis) { -1.0 } else { 1.0 };
-            for side in 0..2 {
+            let bc = Boundary::Reflect {
+                centring: match placing[axis] {
+                    Placing::Cell => Centring::Cell,
+                    Placing::Node | Placing::FaceAcross => Centring::Node,
+                },
+                negate: sign_axis == Some(axis),
+            };
+            for (side, face) in [(0, Face::lower(axis)), (1, Face::upper(axis))] {
                 let mut extent = size.map(|s| (-depth, s + depth));
                 if let Some(other) = field.short_strip(axis, side) {
                     extent[other].1 -= 1;
                 }
-                // The first halo point past the interior on the high side.
-                let first_high = match placing[axis] {
-                    Placing::Node => self.n[axis] + 1,
-                    Placing::Cell | Placing::FaceAcross => self.n[axis],
-                };
-                if depth == 2 && placing[axis] != Placing::Cell {
-                    // Both layers in one loop: they read points 2 and 4 inside, never each
-                    // other's.
-                    let (from, near) = if side == 0 {
-                        (-2, -1)
-                    } else {
-                        (first_high, first_high)
-                    };
-                    extent[axis] = (from, from + 2);
-                    self.halo_copy_both(&dat, axis, side == 0, near, extent, sign)?;
-                    continue;
-                }
-                for layer in 1..=depth {
-                    let reach = match placing[axis] {
-                        Placing::Cell => 2 * layer - 1,
-                        Placing::Node | Placing::FaceAcross => 2 * layer,
-                    };
-                    let (at, offset) = if side == 0 {
-                        (-layer, reach)
-                    } else {
-                        (first_high + layer - 1, -reach)
-                    };
-                    extent[axis] = (at, at + 1);
-                    self.halo_copy(&dat, axis, offset, extent, sign)?;
-                }
+                let span = rg(extent[0], extent[1], extent[2]);
+                self.ops.fill_halo_over(&dat, face, depth, bc, span)?;
             }
         }
         Ok(())
-    }
-
-    /// Both layers of one side of node-like data (see [`halo2_from_p2x`]): `low` for the low
-    /// side, `near` the layer next to the interior.
-    fn halo_copy_both(
-        &mut self,
-        dat: &Dat<f64>,
-        axis: usize,
-        low: bool,
-        near: i32,
-        extent: [(i32, i32); 3],
-        sign: f64,
-    ) -> Result<()> {
-        const NAME: &str = "update_halo";
-        let stencil = if low {
-            &self.s.axis[axis].p2_4
-        } else {
-            &self.s.axis[axis].m2_4
-        };
-        let range = rg(extent[0], extent[1], extent[2]);
-        let args = [
-            dat.arg(stencil, Read),
-            dat.arg(&self.s.point, Write),
-            Arg::idx(),
-            Arg::global(sign),
-            Arg::global(near),
-        ];
-        let (ops, g) = (&mut self.ops, &self.grid);
-        match (axis, low) {
-            (0, true) => ops.par_loop(halo2_from_px, NAME, g, range, &args),
-            (0, false) => ops.par_loop(halo2_from_mx, NAME, g, range, &args),
-            (1, true) => ops.par_loop(halo2_from_py, NAME, g, range, &args),
-            (1, false) => ops.par_loop(halo2_from_my, NAME, g, range, &args),
-            (_, true) => ops.par_loop(halo2_from_pz, NAME, g, range, &args),
-            (_, false) => ops.par_loop(halo2_from_mz, NAME, g, range, &args),
-        }
-    }
-
-    fn halo_copy(
-        &mut self,
-        dat: &Dat<f64>,
-        axis: usize,
-        offset: i32,
-        extent: [(i32, i32); 3],
-        sign: f64,
-    ) -> Result<()> {
-        const NAME: &str = "update_halo";
-        let slot = (if offset > 0 { offset - 1 } else { 3 - offset }) as usize;
-        let range = rg(extent[0], extent[1], extent[2]);
-        let args = [
-            dat.arg(&self.s.halo[axis][slot], Read),
-            dat.arg(&self.s.point, Write),
-            Arg::global(sign),
-        ];
-        let (ops, g) = (&mut self.ops, &self.grid);
-        match (axis, offset) {
-            (0, 1) => ops.par_loop(halo_from_p1x, NAME, g, range, &args),
-            (0, 2) => ops.par_loop(halo_from_p2x, NAME, g, range, &args),
-            (0, 3) => ops.par_loop(halo_from_p3x, NAME, g, range, &args),
-            (0, 4) => ops.par_loop(halo_from_p4x, NAME, g, range, &args),
-            (0, -1) => ops.par_loop(halo_from_m1x, NAME, g, range, &args),
-            (0, -2) => ops.par_loop(halo_from_m2x, NAME, g, range, &args),
-            (0, -3) => ops.par_loop(halo_from_m3x, NAME, g, range, &args),
-            (0, -4) => ops.par_loop(halo_from_m4x, NAME, g, range, &args),
-            (1, 1) => ops.par_loop(halo_from_p1y, NAME, g, range, &args),
-            (1, 2) => ops.par_loop(halo_from_p2y, NAME, g, range, &args),
-            (1, 3) => ops.par_loop(halo_from_p3y, NAME, g, range, &args),
-            (1, 4) => ops.par_loop(halo_from_p4y, NAME, g, range, &args),
-            (1, -1) => ops.par_loop(halo_from_m1y, NAME, g, range, &args),
-            (1, -2) => ops.par_loop(halo_from_m2y, NAME, g, range, &args),
-            (1, -3) => ops.par_loop(halo_from_m3y, NAME, g, range, &args),
-            (1, -4) => ops.par_loop(halo_from_m4y, NAME, g, range, &args),
-            (2, 1) => ops.par_loop(halo_from_p1z, NAME, g, range, &args),
-            (2, 2) => ops.par_loop(halo_from_p2z, NAME, g, range, &args),
-            (2, 3) => ops.par_loop(halo_from_p3z, NAME, g, range, &args),
-            (2, 4) => ops.par_loop(halo_from_p4z, NAME, g, range, &args),
-            (2, -1) => ops.par_loop(halo_from_m1z, NAME, g, range, &args),
-            (2, -2) => ops.par_loop(halo_from_m2z, NAME, g, range, &args),
-            (2, -3) => ops.par_loop(halo_from_m3z, NAME, g, range, &args),
-            _ => ops.par_loop(halo_from_m4z, NAME, g, range, &args),
-        }
     }
 }

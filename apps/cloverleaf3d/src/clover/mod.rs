@@ -146,8 +146,6 @@ pub struct Stencils {
     /// `beside[a][b]`: the faces normal to `b` of the two cells beside a face normal to `a`
     /// (cells -1 and 0 along `a`, faces 0 and +1 along `b`); the diagonal is unused.
     pub beside: [[Stencil; 3]; 3],
-    /// Halo reflections: `halo[axis][slot]`, slot 0..4 for offsets +1..+4, 4..8 for -1..-4.
-    pub halo: [[Stencil; 8]; 3],
 }
 
 /// The stencils along one axis (named for the x axis: `0_1` is `{(0,0,0), (1,0,0)}`).
@@ -165,10 +163,6 @@ pub struct AxisStencils {
     pub m1_p1: Stencil,
     /// Four points `-1..=2` (momentum advection's upwind, donor, downwind).
     pub m1_p2: Stencil,
-    /// Points 2 and 4 above (both layers of a low-side reflection of node-like data).
-    pub p2_4: Stencil,
-    /// Points 2 and 4 below (both layers of a high-side reflection).
-    pub m2_4: Stencil,
     /// The four nodes of a face normal to this axis (flux_calc's velocities).
     pub face: Stencil,
     /// The eight faces normal to this axis around a node (momentum advection's staggered mass
@@ -451,8 +445,6 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             m2_0: ops.stencil(&format!("S3D_{name}_M2_0"), &pts(&[-2, -1, 0]))?,
             m1_p1: ops.stencil(&format!("S3D_{name}_M1_P1"), &pts(&[-1, 0, 1]))?,
             m1_p2: ops.stencil(&format!("S3D_{name}_M1_P2"), &pts(&[-1, 0, 1, 2]))?,
-            p2_4: ops.stencil(&format!("S3D_{name}_P2_P4"), &pts(&[2, 4]))?,
-            m2_4: ops.stencil(&format!("S3D_{name}_M2_M4"), &pts(&[-2, -4]))?,
             face,
             node_faces,
             s0: ops.strided_stencil(&format!("S3D_STRIDE_{name}_0"), &pts(&[0]), stride)?,
@@ -486,25 +478,8 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
             *slot = ops.stencil(&format!("S3D_BESIDE_{a}_{b}"), &pts)?;
         }
     }
-    let mut halo = Vec::with_capacity(3);
-    for a in 0..3 {
-        let mut row = Vec::with_capacity(8);
-        for slot in 0..8 {
-            let v = if slot < 4 { slot + 1 } else { 3 - slot };
-            row.push(ops.stencil(&format!("S3D_HALO_{a}_{slot}"), &[along(a, v)])?);
-        }
-        let row: [Stencil; 8] = match row.try_into() {
-            Ok(r) => r,
-            Err(_) => unreachable!("eight halo stencils per axis"),
-        };
-        halo.push(row);
-    }
     let axis: [AxisStencils; 3] = match axes.try_into() {
         Ok(a) => a,
-        Err(_) => unreachable!("three axes"),
-    };
-    let halo: [[Stencil; 8]; 3] = match halo.try_into() {
-        Ok(h) => h,
         Err(_) => unreachable!("three axes"),
     };
     Ok(Stencils {
@@ -514,6 +489,5 @@ fn declare_stencils(ops: &mut Ops) -> Result<Stencils> {
         box_m,
         cross,
         axis,
-        halo,
     })
 }

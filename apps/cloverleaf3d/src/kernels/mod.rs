@@ -15,7 +15,6 @@
 
 pub mod advec_cell;
 pub mod advec_mom;
-pub mod halo;
 pub mod hydro;
 pub mod setup;
 pub mod volumes;
