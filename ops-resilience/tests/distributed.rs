@@ -467,6 +467,8 @@ fn layout_partner_copies_and_owned_snapshots() {
                     format!("{APP}.ckpt.{prev:06}.rank{r}.json"),
                     format!("{APP}.ckpt.{last:06}.rank{r}.h5"),
                     format!("{APP}.ckpt.{last:06}.rank{r}.json"),
+                    // The value log, shared by the checkpoints (one generation per run).
+                    format!("{APP}.values.rank{r}.1"),
                     "partner".to_string(),
                 ],
                 "{mode}: keep 2"
@@ -478,6 +480,7 @@ fn layout_partner_copies_and_owned_snapshots() {
                     format!("{APP}.ckpt.{prev:06}.rank{other}.json"),
                     format!("{APP}.ckpt.{last:06}.rank{other}.h5"),
                     format!("{APP}.ckpt.{last:06}.rank{other}.json"),
+                    format!("{APP}.values.rank{other}.1"),
                 ],
                 "{mode}: keep 2 for partner copies"
             );
@@ -672,6 +675,7 @@ fn a_single_process_keeps_its_layout() {
             format!("{APP}.ckpt.{:06}.rank0.json", last - 1),
             format!("{APP}.ckpt.{last:06}.rank0.h5"),
             format!("{APP}.ckpt.{last:06}.rank0.json"),
+            format!("{APP}.values.rank0.1"),
         ]
     );
     let manifest =

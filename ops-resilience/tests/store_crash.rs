@@ -100,7 +100,8 @@ fn signal_writes_the_memory_checkpoint(signal: i32) {
         files(dir),
         [
             "testapp.ckpt.000004.rank0.h5",
-            "testapp.ckpt.000004.rank0.json"
+            "testapp.ckpt.000004.rank0.json",
+            "testapp.values.rank0.1"
         ]
     );
 }
@@ -138,6 +139,10 @@ fn killed_mid_write_restarts_from_the_previous(mode: &str) {
             "testapp.ckpt.000002.rank0.h5",
             "testapp.ckpt.000002.rank0.json",
             "testapp.ckpt.000003.rank0.h5.tmp",
+            // The test's checkpoints are unrelated histories: one value log generation each.
+            "testapp.values.rank0.1",
+            "testapp.values.rank0.2",
+            "testapp.values.rank0.3",
         ],
         "{mode}"
     );

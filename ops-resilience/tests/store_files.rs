@@ -17,6 +17,22 @@ fn manifest(dir: &Path, seq: u64) -> PathBuf {
     dir.join(format!("{APP}.ckpt.{seq:06}.rank0.json"))
 }
 
+/// The checkpoint files of a directory (its value log generations left out).
+fn checkpoint_files(dir: &Path) -> Vec<String> {
+    files(dir)
+        .into_iter()
+        .filter(|f| !f.contains(".values."))
+        .collect()
+}
+
+/// The value log generations of a directory.
+fn value_logs(dir: &Path) -> Vec<String> {
+    files(dir)
+        .into_iter()
+        .filter(|f| f.contains(".values."))
+        .collect()
+}
+
 #[test]
 fn round_trip_in_every_mode() {
     for mode in [StoreMode::Blocking, StoreMode::Thread, StoreMode::Memory] {
@@ -39,13 +55,18 @@ fn round_trip_in_every_mode() {
         assert!(got == checkpoint(3), "{mode}: not bitwise equal");
         match mode {
             StoreMode::Memory => assert_eq!(
-                files(&dir),
+                checkpoint_files(&dir),
                 [
                     "testapp.ckpt.000003.rank0.h5",
                     "testapp.ckpt.000003.rank0.json"
                 ]
             ),
-            _ => assert_eq!(files(&dir).len(), 4, "{mode}: keep 2: {:?}", files(&dir)),
+            _ => assert_eq!(
+                checkpoint_files(&dir).len(),
+                4,
+                "{mode}: keep 2: {:?}",
+                files(&dir)
+            ),
         }
         if mode == StoreMode::Thread {
             let done = store.completed();
@@ -69,7 +90,7 @@ fn keep_k_deletes_older_checkpoints() {
     // Older checkpoints are deleted in the background; `flush` waits for that.
     store.flush().unwrap();
     assert_eq!(
-        files(tmp.path()),
+        checkpoint_files(tmp.path()),
         [
             "testapp.ckpt.000004.rank0.h5",
             "testapp.ckpt.000004.rank0.json",
@@ -77,10 +98,17 @@ fn keep_k_deletes_older_checkpoints() {
             "testapp.ckpt.000005.rank0.json"
         ]
     );
+    // The test's checkpoints are unrelated histories, a value log generation each: those the
+    // kept checkpoints name stay, the others go with their checkpoints.
+    assert_eq!(
+        value_logs(tmp.path()),
+        ["testapp.values.rank0.4", "testapp.values.rank0.5"]
+    );
     let mut one = Hdf5Store::new(tmp.path(), APP, 1).unwrap();
     one.commit(checkpoint(6)).unwrap();
     one.flush().unwrap();
-    assert_eq!(files(tmp.path()).len(), 2);
+    assert_eq!(checkpoint_files(tmp.path()).len(), 2);
+    assert_eq!(value_logs(tmp.path()), ["testapp.values.rank0.6"]);
     assert!(Hdf5Store::new(tmp.path(), APP, 0).is_err());
 }
 
@@ -95,7 +123,11 @@ fn other_apps_files_are_left_alone() {
     a.commit(checkpoint(1)).unwrap();
     a.commit(checkpoint(2)).unwrap();
     a.flush().unwrap();
-    assert_eq!(files(tmp.path()).len(), 4);
+    assert_eq!(checkpoint_files(tmp.path()).len(), 4);
+    assert_eq!(
+        value_logs(tmp.path()),
+        ["other.values.rank0.1", "testapp.values.rank0.2"]
+    );
     assert_eq!(a.next_sequence().unwrap(), 3);
     assert_eq!(b.find_latest().unwrap().checkpoint, Some(other));
 }
@@ -240,7 +272,7 @@ fn leftover_temporary_file_is_ignored() {
     store.commit(checkpoint(4)).unwrap();
     store.flush().unwrap();
     assert_eq!(
-        files(dir),
+        checkpoint_files(dir),
         [
             "testapp.ckpt.000004.rank0.h5",
             "testapp.ckpt.000004.rank0.json"
@@ -374,15 +406,14 @@ fn h5dump_reads_the_file() {
             "h5dump -H -A lacks {needle:?}:\n{header}"
         );
     }
+    // The values handed to the program live in the directory's value log, named in /meta.
     let meta = run(&["-g", "/meta"]);
-    let queries = run(&["-d", "/queries/log"]);
     assert!(
-        queries.contains("\"dt_min\"") && queries.contains("\"fetch\""),
-        "{queries}"
+        meta.contains("ATTRIBUTE \"values_file\"") && meta.contains("\"testapp.values.rank0.1\""),
+        "{meta}"
     );
     let region = run(&["-d", "/dats/cube__flags/r1"]);
     println!("h5dump -g /meta:\n{meta}");
-    println!("h5dump -d /queries/log:\n{queries}");
     println!("h5dump -d /dats/cube__flags/r1 (head):");
     for line in region.lines().take(24) {
         println!("{line}");

@@ -64,10 +64,37 @@ fn damage(path: &Path, how: Damage) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// The sequence number in a checkpoint file's name (`APP.ckpt.NNNNNN.rank0.*`).
+/// The sequence number in a checkpoint file's name (`APP.ckpt.NNNNNN.rank0.*`); for a value
+/// log generation (`APP.values.rankR.G`), the newest checkpoint beside it whose manifest names
+/// it (the checkpoints here are unrelated histories: one generation each).
 fn sequence_of(path: &Path) -> u64 {
     let name = path.file_name().unwrap().to_string_lossy();
+    if name.contains(".values.") {
+        let dir = path.parent().unwrap();
+        return std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.ok()?.path();
+                let text = std::fs::read_to_string(&p).ok()?;
+                let m: serde_json::Value = serde_json::from_str(&text).ok()?;
+                (m["values_file"] == *name).then(|| m["sequence"].as_u64())?
+            })
+            .max()
+            .unwrap_or(0);
+    }
     name.split('.').nth(2).unwrap().parse().unwrap()
+}
+
+/// Whether a rejection names the damaged file: its checkpoint's file, or (for a damaged value
+/// log) any checkpoint rejected for reading it.
+fn names(rejected_path: &Path, reason: &str, damaged: &Path) -> bool {
+    let name = damaged.file_name().unwrap().to_string_lossy();
+    !reason.is_empty()
+        && if name.contains(".values.") {
+            reason.contains(&*name)
+        } else {
+            sequence_of(rejected_path) == sequence_of(damaged)
+        }
 }
 
 /// One case: checkpoints 1..=3 committed in `mode`, one file damaged, then judged.
@@ -114,7 +141,7 @@ fn case(n: u64) -> Result<(), String> {
     let named = found
         .rejected
         .iter()
-        .any(|r| sequence_of(&r.path) == damaged && !r.reason.is_empty());
+        .any(|r| names(&r.path, &r.reason, &target));
     match &found.checkpoint {
         Some(ck) => {
             let seq = ck.meta.sequence;
@@ -204,6 +231,7 @@ fn dist_case(n: u64) -> Result<(), String> {
     }
     let files = all_files(dir);
     let newest: Vec<&PathBuf> = files.iter().filter(|p| sequence_of(p) == 3).collect();
+    // (Value logs are named for the checkpoint using them, read before any damage.)
     let target = if r[0] < 200 {
         newest[r[1] as usize % newest.len()].clone()
     } else {
@@ -215,7 +243,15 @@ fn dist_case(n: u64) -> Result<(), String> {
         "distributed case {n}: {mode:?}, {how:?} on {}",
         target.strip_prefix(dir).unwrap().display()
     );
-    let same_file = |p: &Path| p.parent() == target.parent() && p.file_stem() == target.file_stem();
+    let same_file = |p: &Path, reason: &str| {
+        let value_log = target.to_string_lossy().contains(".values.");
+        p.parent() == target.parent()
+            && if value_log {
+                names(p, reason, &target)
+            } else {
+                p.file_stem() == target.file_stem()
+            }
+    };
     let search = Layout::new(dir, APP)
         .newest_complete(u64::MAX)
         .map_err(|e| format!("{what}: the search failed: {e}"))?;
@@ -238,7 +274,7 @@ fn dist_case(n: u64) -> Result<(), String> {
         }
         if p.partner {
             let why = p.own_rejected.as_ref();
-            if !why.is_some_and(|w| same_file(&w.path) && !w.reason.is_empty()) {
+            if !why.is_some_and(|w| same_file(&w.path, &w.reason) && !w.reason.is_empty()) {
                 return Err(format!(
                     "{what}: rank {}'s copy used without naming the damaged own file ({why:?})",
                     p.rank

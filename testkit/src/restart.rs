@@ -600,7 +600,10 @@ impl App {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&ckpt)
                 .map_err(|e| e.to_string())?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "h5" || x == "json"))
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "h5" || x == "json")
+                        || p.to_string_lossy().contains(".values.")
+                })
                 .collect();
             files.sort();
             if files.is_empty() {
@@ -656,15 +659,21 @@ impl App {
                 .as_ref()
                 .ok_or_else(|| format!("{what}: no diagnostics"))?;
             let damaged_seq: Option<u64> = name.split('.').nth(2).and_then(|n| n.parse().ok());
+            // A value log (`APP.values.rankR.G`) is shared by checkpoints: a rejection for it
+            // names the checkpoint's file and, in its reason, the log.
+            let named = diags["restore"]["rejected"].as_array().is_some_and(|r| {
+                r.iter().any(|x| {
+                    x["path"].as_str().is_some_and(|p| p.ends_with(&name))
+                        || x["reason"].as_str().is_some_and(|w| w.contains(&name))
+                })
+            });
+            let value_log = name.contains(".values.");
             match restored(diags).map_err(|e| format!("{what}: {e}"))? {
                 // Harmless damage (the results below must still be exact), or an older
                 // checkpoint damaged that the restart did not need.
                 Some((seq, _)) if damaged_seq.is_some_and(|d| seq >= d) => {}
+                Some(_) if value_log && !named => {}
                 Some(_) | None => {
-                    let named = diags["restore"]["rejected"].as_array().is_some_and(|r| {
-                        r.iter()
-                            .any(|x| x["path"].as_str().is_some_and(|p| p.ends_with(&name)))
-                    });
                     if !named {
                         return Err(format!(
                             "{what}: the damaged file is not among the rejected ones: {}",

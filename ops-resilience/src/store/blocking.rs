@@ -4,6 +4,7 @@
 use super::atomic::{io_err, publish, sync_dir, write_file};
 use super::manifest::{file_crc, Manifest};
 use super::naming::{file_name, Kind, Naming};
+use super::values::ValueLog;
 use super::{
     h5file, inject, Checkpoint, CheckpointStore, CommitStats, Found, PendingRegion, Rejected,
     StoreError,
@@ -27,10 +28,10 @@ use std::time::Instant;
 /// /meta                       group; attributes format_version (u32), app, sequence (u64),
 ///                             loop_index (u64), location, backend, time_unix (f64);
 ///                             rank, ranks (u64) only in checkpoints of several processes
-/// /queries/log                compound dataset, one row per logged query, in order:
-///                             {kind: "reduction"|"fetch", name (reduction or dataset),
-///                              elem: "f64"|"f32"|"i32"|"", offset: u64, len: u64}
-/// /queries/bytes              u8 dataset: the queries' values, concatenated (offset/len above)
+///                             values_file, values_count (u64), values_len (u64),
+///                             values_crc32 (u32): the checkpoint's history in the
+///                             directory's value log (`APP.values.rankR`, shared by its
+///                             checkpoints: records and bytes of its prefix, and their CRC-32)
 /// /payload                    u8 dataset: the application's fast-forward payload
 /// /dats/<name, '/' -> '__'>   group per saved dataset; attributes name, elem, components (u64)
 ///     r0, r1, ...             one dataset per saved box, of the element type (f64/f32/i32);
@@ -50,6 +51,8 @@ pub struct Hdf5Store {
     label: String,
     /// The deletion of older checkpoints still running (shared by clones: one directory).
     pruning: Arc<Mutex<Option<JoinHandle<()>>>>,
+    /// The directory's value log (shared by clones).
+    values: Arc<ValueLog>,
 }
 
 impl Hdf5Store {
@@ -85,6 +88,7 @@ impl Hdf5Store {
             keep,
             label: String::new(),
             pruning: Arc::default(),
+            values: Arc::new(ValueLog::new(dir, app, rank)),
         })
     }
 
@@ -167,9 +171,11 @@ impl Hdf5Store {
             let _ = std::fs::remove_file(&h5_tmp);
             e
         };
-        let (dats, queries_crc32) =
-            h5file::write(&h5_tmp, ck, |file| inject::maybe_die(sequence, file))
-                .map_err(remove_tmp)?;
+        let values = self.values.record(&ck.queries)?;
+        let (dats, queries_crc32) = h5file::write(&h5_tmp, ck, &values, |file| {
+            inject::maybe_die(sequence, file)
+        })
+        .map_err(remove_tmp)?;
         let file_crc32 = file_crc(&h5_tmp)
             .map_err(io_err(&h5_tmp))
             .map_err(remove_tmp)?;
@@ -188,6 +194,7 @@ impl Hdf5Store {
             manifest_crc32: 0,
             rank: (ck.meta.ranks > 1).then_some(ck.meta.rank as u64),
             ranks: (ck.meta.ranks > 1).then_some(ck.meta.ranks as u64),
+            values_file: Some(values.file.clone()),
         }
         .seal();
         let manifest_tmp = self.naming.path(sequence, Kind::ManifestTmp);
@@ -259,6 +266,21 @@ impl Hdf5Store {
                 }
             }
         }
+        // Value log generations no kept checkpoint names (nor any newer one: `entries` from
+        // `newest` on are kept whatever they are).
+        let named: Vec<String> = entries
+            .range(newest..)
+            .map(|(s, _)| *s)
+            .chain(kept.iter().copied())
+            .filter_map(|s| {
+                let bytes = std::fs::read(self.naming.path(s, Kind::Manifest)).ok()?;
+                Manifest::parse(&bytes).ok()?.values_file
+            })
+            .collect();
+        removed |= self
+            .values
+            .prune(&named)
+            .map_err(io_err(&self.naming.dir))?;
         if removed {
             sync_dir(&self.naming.path(newest, Kind::H5))?;
         }

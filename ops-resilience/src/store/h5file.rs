@@ -3,9 +3,8 @@
 
 use super::atomic::EarlyWriteback;
 use super::manifest::{queries_crc, version_mismatch, DatSum, DatasetSum, Manifest};
-use super::{
-    Checkpoint, CheckpointMeta, LoggedQuery, SavedDat, SavedRegion, StoreError, FORMAT_VERSION,
-};
+use super::values::ValuesRef;
+use super::{Checkpoint, CheckpointMeta, SavedDat, SavedRegion, StoreError, FORMAT_VERSION};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, Group, H5Type, Location};
 use ops_core::ElemType;
@@ -16,19 +15,6 @@ use std::str::FromStr;
 #[cfg(not(target_endian = "little"))]
 compile_error!("checkpoint regions hold little-endian bytes that are written as native HDF5 types");
 
-/// One row of `/queries/log`.
-#[derive(H5Type, Clone, Debug)]
-#[repr(C)]
-struct QueryRow {
-    kind: VarLenUnicode,
-    name: VarLenUnicode,
-    elem: VarLenUnicode,
-    offset: u64,
-    len: u64,
-}
-
-const REDUCTION: &str = "reduction";
-const FETCH: &str = "fetch";
 /// Regions at least this large start the file's writeback to the device as soon as they are
 /// written, overlapping the disk with the rest of the write (smaller ones wait for the next).
 const EARLY_WRITEBACK_BYTES: usize = 1 << 20;
@@ -260,6 +246,7 @@ impl Drop for FileInUse {
 pub(crate) fn write(
     path: &Path,
     ck: &Checkpoint,
+    values: &ValuesRef,
     mut after_first_region: impl FnMut(&hdf5::File),
 ) -> Result<(Vec<DatSum>, u32), StoreError> {
     validate(ck)
@@ -284,38 +271,12 @@ pub(crate) fn write(
             set_attr(&meta, "rank", &(m.rank as u64))?;
             set_attr(&meta, "ranks", &(m.ranks as u64))?;
         }
+        set_str_attr(&meta, "values_file", &values.file)?;
+        set_attr(&meta, "values_count", &values.count)?;
+        set_attr(&meta, "values_len", &values.len)?;
+        set_attr(&meta, "values_crc32", &values.crc32)?;
         drop(meta);
 
-        let queries = file.create_group("queries")?;
-        let mut rows = Vec::with_capacity(ck.queries.len());
-        let mut blob = Vec::new();
-        for q in &ck.queries {
-            let (kind, name, elem, bytes) = match q {
-                LoggedQuery::Reduction { name, elem, bytes } => {
-                    (REDUCTION, name, elem.rust_name(), bytes)
-                }
-                LoggedQuery::Fetch { dat, bytes } => (FETCH, dat, "", bytes),
-            };
-            rows.push(QueryRow {
-                kind: vlu(kind)?,
-                name: vlu(name)?,
-                elem: vlu(elem)?,
-                offset: blob.len() as u64,
-                len: bytes.len() as u64,
-            });
-            blob.extend_from_slice(bytes);
-        }
-        queries
-            .new_dataset::<QueryRow>()
-            .shape(rows.len())
-            .create("log")?
-            .write_raw(&rows)?;
-        queries
-            .new_dataset::<u8>()
-            .shape(blob.len())
-            .create("bytes")?
-            .write_raw(&blob)?;
-        drop(queries);
         file.new_dataset::<u8>()
             .shape(ck.payload.len())
             .create("payload")?
@@ -437,46 +398,25 @@ pub(crate) fn read(path: &Path, manifest: &Manifest) -> Result<Checkpoint, Strin
         ));
     }
 
-    let (rows, blob, payload) = (|| -> hdf5::Result<_> {
-        Ok((
-            file.dataset("queries/log")?.read_raw::<QueryRow>()?,
-            file.dataset("queries/bytes")?.read_raw::<u8>()?,
-            file.dataset("payload")?.read_raw::<u8>()?,
-        ))
-    })()
-    .map_err(at("/queries, /payload"))?;
-    let mut queries = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let bytes = usize::try_from(row.offset)
-            .ok()
-            .zip(usize::try_from(row.len).ok())
-            .and_then(|(o, l)| blob.get(o..o.checked_add(l)?))
-            .ok_or_else(|| format!("/queries/log[{i}]: bytes out of range"))?
-            .to_vec();
-        // A corrupted table may hold bytes that are not UTF-8: an error, never a panic.
-        let text = |v: &VarLenUnicode, field: &str| {
-            std::str::from_utf8(v.as_bytes())
-                .map(str::to_owned)
-                .map_err(|_| format!("/queries/log[{i}].{field}: not UTF-8 text"))
+    let (values, payload) = (|| -> hdf5::Result<_> {
+        let values = ValuesRef {
+            file: get_str_attr(&meta_group, "values_file")?,
+            count: get_attr(&meta_group, "values_count")?,
+            len: get_attr(&meta_group, "values_len")?,
+            crc32: get_attr(&meta_group, "values_crc32")?,
         };
-        let name = text(&row.name, "name")?;
-        let elem_name = text(&row.elem, "elem")?;
-        queries.push(match text(&row.kind, "kind")?.as_str() {
-            REDUCTION => LoggedQuery::Reduction {
-                name,
-                elem: elem_from_name(&elem_name).ok_or_else(|| {
-                    format!("/queries/log[{i}]: unknown element type {elem_name:?}")
-                })?,
-                bytes,
-            },
-            FETCH => LoggedQuery::Fetch { dat: name, bytes },
-            other => return Err(format!("/queries/log[{i}]: unknown kind {other:?}")),
-        });
-    }
+        Ok((values, file.dataset("payload")?.read_raw::<u8>()?))
+    })()
+    .map_err(at("/meta values, /payload"))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let queries = super::values::read(dir, &values)?;
     let crc = queries_crc(&queries, &payload);
     if crc != manifest.queries_crc32 {
         return Err(format!(
-            "/queries, /payload: crc32 {crc:#010x}, manifest says {:#010x}",
+            "value log history and /payload: crc32 {crc:#010x}, manifest says {:#010x}",
             manifest.queries_crc32
         ));
     }

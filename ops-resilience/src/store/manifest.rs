@@ -54,6 +54,10 @@ pub(crate) struct Manifest {
     /// The number of processes that took the checkpoint; only when more than one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<u64>,
+    /// The value log file holding the checkpoint's history (same directory; its prefix, length
+    /// and checksum are in the HDF5 file's `/meta`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values_file: Option<String>,
 }
 
 impl Manifest {

@@ -35,6 +35,7 @@ mod manifest;
 mod memory;
 mod naming;
 mod thread;
+mod values;
 pub mod wire;
 
 pub use blocking::Hdf5Store;
@@ -50,7 +51,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Version of the checkpoint file format; readers reject files of another version.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Where and when a checkpoint was taken.
 #[derive(Clone, Debug, PartialEq)]

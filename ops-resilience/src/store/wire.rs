@@ -63,6 +63,48 @@ impl Writer {
         self.u64(b.len() as u64);
         self.0.extend_from_slice(b);
     }
+    fn query(&mut self, q: &LoggedQuery) {
+        match q {
+            LoggedQuery::Reduction { name, elem, bytes } => {
+                self.u8(0);
+                self.bytes(name.as_bytes());
+                self.u8(elem_code(*elem));
+                self.bytes(bytes);
+            }
+            LoggedQuery::Fetch { dat, bytes } => {
+                self.u8(1);
+                self.bytes(dat.as_bytes());
+                self.bytes(bytes);
+            }
+        }
+    }
+}
+
+/// Queries encoded one after another as in a message (no count, no checksum): the records of
+/// the value log file ([`super::values`]).
+pub(crate) fn encode_queries(queries: &[LoggedQuery]) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    for q in queries {
+        w.query(q);
+    }
+    w.0
+}
+
+/// Decodes exactly `count` queries of [`encode_queries`] filling `bytes`; the error says what
+/// is wrong where.
+pub(crate) fn decode_queries(bytes: &[u8], count: usize) -> Result<Vec<LoggedQuery>, String> {
+    let mut r = Reader { buf: bytes, at: 0 };
+    let mut queries = Vec::with_capacity(count.min(bytes.len() / 17 + 1));
+    for i in 0..count {
+        queries.push(r.query(i)?);
+    }
+    if r.at != bytes.len() {
+        return Err(format!(
+            "{} bytes after the {count} records",
+            bytes.len() - r.at
+        ));
+    }
+    Ok(queries)
 }
 
 /// The size of [`encode`]'s message for `ck`, to allocate it at once.
@@ -102,19 +144,7 @@ pub fn encode(ck: &Checkpoint) -> Vec<u8> {
     w.u64(m.ranks as u64);
     w.u64(ck.queries.len() as u64);
     for q in &ck.queries {
-        match q {
-            LoggedQuery::Reduction { name, elem, bytes } => {
-                w.u8(0);
-                w.bytes(name.as_bytes());
-                w.u8(elem_code(*elem));
-                w.bytes(bytes);
-            }
-            LoggedQuery::Fetch { dat, bytes } => {
-                w.u8(1);
-                w.bytes(dat.as_bytes());
-                w.bytes(bytes);
-            }
-        }
+        w.query(q);
     }
     w.bytes(&ck.payload);
     w.u64(ck.dats.len() as u64);
@@ -186,6 +216,28 @@ impl<'a> Reader<'a> {
         let b = self.bytes(what)?;
         String::from_utf8(b.to_vec()).map_err(|_| format!("{what}: not UTF-8 text"))
     }
+    /// Query number `i`.
+    fn query(&mut self, i: usize) -> R<LoggedQuery> {
+        let what = format!("query {i}");
+        Ok(match self.u8(&what)? {
+            0 => {
+                let name = self.string(&what)?;
+                let code = self.u8(&what)?;
+                let elem =
+                    elem_of(code).ok_or_else(|| format!("{what}: unknown element type {code}"))?;
+                LoggedQuery::Reduction {
+                    name,
+                    elem,
+                    bytes: self.bytes(&what)?.to_vec(),
+                }
+            }
+            1 => LoggedQuery::Fetch {
+                dat: self.string(&what)?,
+                bytes: self.bytes(&what)?.to_vec(),
+            },
+            k => return Err(format!("{what}: unknown kind {k}")),
+        })
+    }
     /// A count of items each at least `min_bytes` long: never more than what is left allows.
     fn count(&mut self, what: &str, min_bytes: usize) -> R<usize> {
         let n = self.usize(what)?;
@@ -240,25 +292,7 @@ fn decode_inner(msg: &[u8]) -> R<Checkpoint> {
     let nq = r.count("queries", 17)?;
     let mut queries = Vec::with_capacity(nq);
     for i in 0..nq {
-        let what = format!("query {i}");
-        queries.push(match r.u8(&what)? {
-            0 => {
-                let name = r.string(&what)?;
-                let code = r.u8(&what)?;
-                let elem =
-                    elem_of(code).ok_or_else(|| format!("{what}: unknown element type {code}"))?;
-                LoggedQuery::Reduction {
-                    name,
-                    elem,
-                    bytes: r.bytes(&what)?.to_vec(),
-                }
-            }
-            1 => LoggedQuery::Fetch {
-                dat: r.string(&what)?,
-                bytes: r.bytes(&what)?.to_vec(),
-            },
-            k => return Err(format!("{what}: unknown kind {k}")),
-        });
+        queries.push(r.query(i)?);
     }
     let payload = r.bytes("payload")?.to_vec();
     let nd = r.count("datasets", 25)?;
