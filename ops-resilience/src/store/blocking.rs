@@ -30,7 +30,7 @@ use std::time::Instant;
 ///                             rank, ranks (u64) only in checkpoints of several processes
 ///                             values_file, values_count (u64), values_len (u64),
 ///                             values_crc32 (u32): the checkpoint's history in the
-///                             directory's value log (`APP.values.rankR`, shared by its
+///                             directory's value log (`APP.values.rankR.G`, shared by its
 ///                             checkpoints: records and bytes of its prefix, and their CRC-32)
 /// /payload                    u8 dataset: the application's fast-forward payload
 /// /dats/<name, '/' -> '__'>   group per saved dataset; attributes name, elem, components (u64)
