@@ -111,7 +111,33 @@ impl ArgShape {
         }
     }
 
+    /// [`ArgShape::matches`] for a validated argument, read where it lies.
+    #[inline]
+    fn matches_plan(&self, p: &ArgPlan) -> bool {
+        match (self, p) {
+            (
+                ArgShape::Dat {
+                    dat,
+                    stencil,
+                    access,
+                },
+                ArgPlan::Dat(d),
+            ) => {
+                *dat as usize == d.dat.index()
+                    && *stencil as usize == d.stencil.index()
+                    && *access == access_code(d.access)
+            }
+            (ArgShape::Global { ty }, ArgPlan::Global(s)) => *ty == type_code(s.elem_type()),
+            (ArgShape::Reduce { id, op }, ArgPlan::Reduce { id: i, op: o, .. }) => {
+                *id as usize == i.index() && *op == op_code(*o)
+            }
+            (ArgShape::Idx, ArgPlan::Idx | ArgPlan::None) => true,
+            _ => false,
+        }
+    }
+
     /// True when `v` has this shape (a global constant's value aside).
+    #[inline]
     fn matches(&self, v: ArgView) -> bool {
         match (self, v) {
             (
@@ -201,7 +227,21 @@ impl<'a> Call<'a> {
 
     fn same_range(&self, lo: &[i32], hi: &[i32]) -> bool {
         let n = self.range.dims();
-        n == lo.len() && self.range.lo()[..n] == *lo && self.range.hi()[..n] == *hi
+        // Element by element: a slice comparison calls `memcmp`, dear for three numbers.
+        let (l, h) = (self.range.lo(), self.range.hi());
+        n == lo.len() && hi.len() == n && (0..n).all(|d| l[d] == lo[d] && h[d] == hi[d])
+    }
+
+    /// True when every argument has the shape in `shapes` at its position.
+    fn args_match(&self, shapes: &[ArgShape]) -> bool {
+        match self.args {
+            Args::Plan(a) => {
+                a.len() == shapes.len() && shapes.iter().zip(a).all(|(s, p)| s.matches_plan(p))
+            }
+            Args::Raw(a) => {
+                a.len() == shapes.len() && shapes.iter().zip(a).all(|(s, r)| s.matches(r.view()))
+            }
+        }
     }
 }
 
@@ -232,16 +272,17 @@ impl Shape {
     }
 
     fn matches(&self, call: &Call<'_>) -> bool {
-        self.name == call.name
-            && self.kernel == call.kernel
-            && self.block == call.block
+        self.name == call.name && self.matches_at_location(call)
+    }
+
+    /// [`Shape::matches`] for a shape logged at the call's location, whose name is the call's
+    /// (a location is a call site and a loop name): the numbers first, which tell most shapes
+    /// of a location apart, then the kernel.
+    fn matches_at_location(&self, call: &Call<'_>) -> bool {
+        self.block == call.block
             && call.same_range(&self.lo, &self.hi)
-            && self.args.len() == call.nargs()
-            && self
-                .args
-                .iter()
-                .enumerate()
-                .all(|(k, a)| a.matches(call.arg(k)))
+            && call.args_match(&self.args)
+            && self.kernel == call.kernel
     }
 
     fn globals(&self) -> usize {
@@ -414,7 +455,9 @@ impl CallLog {
         }
         let shapes = &self.shapes;
         let here = &mut self.by_loc[l];
-        let hit = here.iter().position(|&s| shapes[s as usize].matches(call));
+        let hit = here
+            .iter()
+            .position(|&s| shapes[s as usize].matches_at_location(call));
         let same = hit == Some(0);
         let s = match hit {
             Some(i) => {

@@ -331,7 +331,7 @@ impl Resilience {
             sequence,
             loop_index: index,
             location,
-            queries: self.track.queries.clone(),
+            queries: self.track.queries.decode(),
             payload: self.ck.payload.clone(),
             state: self.tracker_state(),
             history: self.track.history.clone(),

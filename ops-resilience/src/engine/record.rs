@@ -13,7 +13,6 @@ use crate::learn::Measure;
 use crate::location::LocTable;
 use crate::meta::DatState;
 use crate::region::{EntryKind, Region};
-use crate::store::LoggedQuery;
 use crate::track::{DatTrack, FastState, Footprint, HistEntry, MAX_HISTORY, MAX_INIT_HISTORY};
 
 /// The program as the tracker knows it.
@@ -34,7 +33,7 @@ pub(crate) struct Tracker {
     /// Everything until `end_of_init`, while it may still be called.
     init_history: Option<Vec<HistEntry>>,
     /// Values handed to the program, in order.
-    pub queries: Vec<LoggedQuery>,
+    pub queries: crate::store::QueryLog,
     /// Every loop's call, in order (what a replay checks the restarted program against).
     pub calls: crate::calls::CallLog,
     /// An explicit dataset list restricts checkpoints (`checkpoint_datasets`).

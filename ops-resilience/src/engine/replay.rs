@@ -17,12 +17,24 @@ use crate::store::dist::Search;
 use crate::store::{Checkpoint, Found, LoggedQuery, Rejected};
 use crate::track::DatTrack;
 
-fn scalar_bytes(s: Scalar) -> (ElemType, Vec<u8>) {
-    match s {
-        Scalar::F64(v) => (ElemType::F64, v.to_le_bytes().to_vec()),
-        Scalar::F32(v) => (ElemType::F32, v.to_le_bytes().to_vec()),
-        Scalar::I32(v) => (ElemType::I32, v.to_le_bytes().to_vec()),
-    }
+/// A reduction result's element type and little-endian bytes (the first `len` of the array).
+fn scalar_bytes(s: Scalar) -> (ElemType, [u8; 8], usize) {
+    let mut b = [0u8; 8];
+    let (elem, len) = match s {
+        Scalar::F64(v) => {
+            b.copy_from_slice(&v.to_le_bytes());
+            (ElemType::F64, 8)
+        }
+        Scalar::F32(v) => {
+            b[..4].copy_from_slice(&v.to_le_bytes());
+            (ElemType::F32, 4)
+        }
+        Scalar::I32(v) => {
+            b[..4].copy_from_slice(&v.to_le_bytes());
+            (ElemType::I32, 4)
+        }
+    };
+    (elem, b, len)
 }
 
 fn scalar_from(elem: ElemType, b: &[u8]) -> Option<Scalar> {
@@ -114,27 +126,17 @@ impl Resilience {
     pub(super) fn log_query(&mut self, query: &mut Query<'_>) {
         match query {
             Query::Reduction { name, value, .. } => {
-                let (elem, bytes) = scalar_bytes(**value);
-                self.track.queries.push(LoggedQuery::Reduction {
-                    name: name.to_string(),
-                    elem,
-                    bytes,
-                });
+                let (elem, bytes, len) = scalar_bytes(**value);
+                self.track.queries.push_reduction(name, elem, &bytes[..len]);
             }
             Query::Fetch {
                 dat, range, bytes, ..
             } => {
                 let d = dat.index() as u32;
-                let name = self
-                    .track
-                    .dats
-                    .get(dat.index())
-                    .map(|t| t.name.clone())
-                    .unwrap_or_else(|| format!("#{d}"));
-                self.track.queries.push(LoggedQuery::Fetch {
-                    dat: name,
-                    bytes: bytes.to_vec(),
-                });
+                match self.track.dats.get(dat.index()) {
+                    Some(t) => self.track.queries.push_fetch(&t.name, bytes),
+                    None => self.track.queries.push_fetch(&format!("#{d}"), bytes),
+                }
                 let b = Bx::from_range(range);
                 if let Some(o) = self.ck.region.as_mut() {
                     o.region.read(d, &b);
@@ -362,7 +364,7 @@ impl Resilience {
             .cloned()
             .unwrap_or_else(|| ck.meta.location.clone());
         self.ck.unobserved = Some((at, ck.data_bytes() as u64));
-        self.track.queries = ck.queries;
+        self.track.queries = crate::store::QueryLog::of(&ck.queries);
         self.ck.payload = user_payload;
         Ok(())
     }

@@ -198,6 +198,29 @@ pub struct Learner {
     /// a restore).
     #[serde(skip)]
     member_of: Vec<u32>,
+    /// The decision's `since` summed up, so checking a loop costs the same however many members
+    /// the level has (rebuilt after a restore).
+    #[serde(skip)]
+    tally: Tally,
+}
+
+/// [`Decision::since`] in numbers: which member anchors the level, how many members have been
+/// seen since the decision (the voters) and how many of them saw the chosen location since.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    anchor: Option<usize>,
+    voters: u32,
+    twos: u32,
+}
+
+impl Tally {
+    fn of(d: &Decision) -> Tally {
+        Tally {
+            anchor: d.level.members.iter().position(|&m| m == d.level.anchor),
+            voters: d.since.iter().filter(|&&v| v > 0).count() as u32,
+            twos: d.since.iter().filter(|&&v| v == 2).count() as u32,
+        }
+    }
 }
 
 impl Learner {
@@ -330,6 +353,7 @@ impl Learner {
             self.known_bits[w] |= 1 << (l % 64);
         }
         self.member_of.clear();
+        self.tally = self.decision.as_ref().map(Tally::of).unwrap_or_default();
         if let Some(d) = &self.decision {
             for (i, &m) in d.level.members.iter().enumerate() {
                 if self.member_of.len() <= m as usize {
@@ -353,24 +377,31 @@ impl Learner {
             return None;
         }
         let i = member - 1;
-        let anchor = d.level.members.iter().position(|&m| m == d.level.anchor);
+        let t = &mut self.tally;
+        let anchor = t.anchor;
         let anchor_state = anchor.map_or(0, |a| d.since[a]);
-        let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+        let voters = t.voters;
         // A majority counts once most members have been seen since the decision.
         let quorum = 2 * voters as usize > d.since.len();
         let wrong = if loc == d.location {
-            let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
-            for v in d.since.iter_mut().filter(|v| **v > 0) {
-                *v = 2;
+            let twice = t.twos;
+            if twice < voters {
+                for v in d.since.iter_mut().filter(|v| **v > 0) {
+                    *v = 2;
+                }
+                t.twos = voters;
             }
             d.missing = 0;
             // The anchor, which delimits the passes, says it repeats; or most members do.
             (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
         } else {
-            let skipped = d.since[i] == 1;
+            let was = d.since[i];
+            let skipped = was == 1;
             if skipped {
                 d.missing += 1;
             }
+            t.voters += u32::from(was == 0);
+            t.twos -= u32::from(was == 2);
             d.since[i] = 1;
             (anchor == Some(i) && skipped) || (quorum && 2 * d.missing > voters)
         };
@@ -864,5 +895,96 @@ mod tests {
         back.rebuild_bits();
         assert_eq!(back.decision(), l.decision());
         assert_eq!(back.phase(), l.phase());
+    }
+
+    /// The rules of [`Learner::verify`] with every count taken afresh from `since`: what the
+    /// running tally must agree with. `None` for a location that is not a member.
+    fn verify_afresh(d: &mut Decision, loc: u32) -> Option<bool> {
+        let i = d.level.members.iter().position(|&m| m == loc)?;
+        let anchor = d.level.members.iter().position(|&m| m == d.level.anchor);
+        let anchor_state = anchor.map_or(0, |a| d.since[a]);
+        let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+        let quorum = 2 * voters as usize > d.since.len();
+        Some(if loc == d.location {
+            let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
+            for v in d.since.iter_mut().filter(|v| **v > 0) {
+                *v = 2;
+            }
+            d.missing = 0;
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
+        } else {
+            let skipped = d.since[i] == 1;
+            if skipped {
+                d.missing += 1;
+            }
+            d.since[i] = 1;
+            (anchor == Some(i) && skipped) || (quorum && 2 * d.missing > voters)
+        })
+    }
+
+    #[test]
+    fn verifying_with_the_running_tally_decides_as_counting_afresh() {
+        let members = vec![3u32, 5, 7, 9, 11];
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut reviews = 0;
+        for case in 0..400usize {
+            let level = Level {
+                anchor: members[case % 5],
+                members: members.clone(),
+                core: sorted.clone(),
+                union: sorted.clone(),
+                passes: 3,
+                max_pass: 5,
+                covers: true,
+                alike: true,
+                eligible: true,
+                alive: true,
+            };
+            let location = members[case / 5 % 5];
+            let mut l = Learner {
+                decision: Some(Decision::new(level, location, 0, 0)),
+                ..Learner::default()
+            };
+            l.rebuild_bits();
+            let mut reference = l.decision.clone().unwrap();
+            for index in 0..80u64 {
+                // Mostly the members in pass order, with skips, repeats and other loops.
+                let r = next();
+                let loc = if r % 7 == 0 {
+                    4
+                } else if r % 5 == 0 {
+                    members[(r >> 8) as usize % 5]
+                } else {
+                    members[index as usize % 5]
+                };
+                if r % 11 == 0 {
+                    // A restart: the tally is rebuilt from the saved decision.
+                    let json = serde_json::to_string(&l).unwrap();
+                    l = serde_json::from_str(&json).unwrap();
+                    l.rebuild_bits();
+                }
+                let want = verify_afresh(&mut reference, loc).unwrap_or(false);
+                let got = l.verify(loc, index).is_some();
+                assert_eq!(got, want, "case {case}, loop {index} at {loc}");
+                if got {
+                    reviews += 1;
+                    break;
+                }
+                let d = l.decision.as_ref().unwrap();
+                assert_eq!((&d.since, d.missing), (&reference.since, reference.missing));
+            }
+        }
+        assert!(
+            reviews > 50,
+            "the sequences should often call for a review ({reviews})"
+        );
     }
 }

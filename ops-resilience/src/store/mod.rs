@@ -45,6 +45,7 @@ pub use kept::KeptInMemory;
 pub use lock::DirLock;
 pub use memory::MemoryStore;
 pub use thread::ThreadStore;
+pub(crate) use values::QueryLog;
 
 use ops_core::ElemType;
 use std::path::{Path, PathBuf};

@@ -24,6 +24,48 @@ use super::atomic::{io_err, write_file};
 use super::wire::{decode_queries, encode_queries};
 use super::{LoggedQuery, StoreError};
 
+/// The values handed to the program so far, in memory, kept as the log file's records: about
+/// 30 bytes per reduction result where a decoded [`LoggedQuery`] takes some 120 and two
+/// allocations, so logging a value costs a few stores and a long run's log stays small.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct QueryLog {
+    records: Vec<u8>,
+    count: usize,
+}
+
+impl QueryLog {
+    /// The log of `queries`.
+    pub fn of(queries: &[LoggedQuery]) -> QueryLog {
+        QueryLog {
+            records: encode_queries(queries),
+            count: queries.len(),
+        }
+    }
+
+    /// Logs a reduction result (`value`: the little-endian bytes of `elem`).
+    pub fn push_reduction(&mut self, name: &str, elem: ops_core::ElemType, value: &[u8]) {
+        super::wire::encode_reduction(&mut self.records, name, elem, value);
+        self.count += 1;
+    }
+
+    /// Logs a fetched box of dataset `dat`.
+    pub fn push_fetch(&mut self, dat: &str, value: &[u8]) {
+        super::wire::encode_fetch(&mut self.records, dat, value);
+        self.count += 1;
+    }
+
+    /// Values logged.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// The values, decoded.
+    pub fn decode(&self) -> Vec<LoggedQuery> {
+        decode_queries(&self.records, self.count)
+            .expect("the in-memory value log holds only records it encoded itself")
+    }
+}
+
 /// What a checkpoint keeps of the value log: the file (beside the checkpoint) and the prefix
 /// of it that is the checkpoint's history.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -227,6 +269,25 @@ mod tests {
                 bytes: vec![k; 3 * k as usize],
             }
         }
+    }
+
+    #[test]
+    fn the_in_memory_log_holds_the_records_of_the_file() {
+        let queries: Vec<LoggedQuery> = (0..7).map(q).collect();
+        let mut log = QueryLog::default();
+        for x in &queries {
+            match x {
+                LoggedQuery::Reduction { name, elem, bytes } => {
+                    log.push_reduction(name, *elem, bytes)
+                }
+                LoggedQuery::Fetch { dat, bytes } => log.push_fetch(dat, bytes),
+            }
+        }
+        assert_eq!(log.len(), 7);
+        assert_eq!(log.decode(), queries);
+        assert_eq!(log, QueryLog::of(&queries));
+        assert_eq!(log.records, encode_queries(&queries));
+        assert!(QueryLog::default().decode().is_empty());
     }
 
     #[test]

@@ -66,18 +66,30 @@ impl Writer {
     fn query(&mut self, q: &LoggedQuery) {
         match q {
             LoggedQuery::Reduction { name, elem, bytes } => {
-                self.u8(0);
-                self.bytes(name.as_bytes());
-                self.u8(elem_code(*elem));
-                self.bytes(bytes);
+                encode_reduction(&mut self.0, name, *elem, bytes)
             }
-            LoggedQuery::Fetch { dat, bytes } => {
-                self.u8(1);
-                self.bytes(dat.as_bytes());
-                self.bytes(bytes);
-            }
+            LoggedQuery::Fetch { dat, bytes } => encode_fetch(&mut self.0, dat, bytes),
         }
     }
+}
+
+/// Appends the record of a reduction result `name` = `value` (little-endian bytes of `elem`).
+pub(crate) fn encode_reduction(out: &mut Vec<u8>, name: &str, elem: ElemType, value: &[u8]) {
+    let mut w = Writer(std::mem::take(out));
+    w.u8(0);
+    w.bytes(name.as_bytes());
+    w.u8(elem_code(elem));
+    w.bytes(value);
+    *out = w.0;
+}
+
+/// Appends the record of a box of dataset `dat` fetched as `value`.
+pub(crate) fn encode_fetch(out: &mut Vec<u8>, dat: &str, value: &[u8]) {
+    let mut w = Writer(std::mem::take(out));
+    w.u8(1);
+    w.bytes(dat.as_bytes());
+    w.bytes(value);
+    *out = w.0;
 }
 
 /// Queries encoded one after another as in a message (no count, no checksum): the records of
