@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 
+use ops_core::kernel::MAX_ARGS;
 use ops_core::{Access, Arg, ArgPlan, ArgView, IterRange, LoopCall, LoopPlan, Ops, ReduceOp};
 use ops_core::{ElemType, Scalar};
 use serde::{Deserialize, Serialize};
@@ -230,6 +231,36 @@ impl<'a> Call<'a> {
         // Element by element: a slice comparison calls `memcmp`, dear for three numbers.
         let (l, h) = (self.range.lo(), self.range.hi());
         n == lo.len() && hi.len() == n && (0..n).all(|d| l[d] == lo[d] && h[d] == hi[d])
+    }
+
+    /// Writes the bits of the global constants' values, in order, to `out` (up to its length)
+    /// and returns how many were written.
+    fn globals(&self, out: &mut [u64; MAX_ARGS]) -> usize {
+        let mut slots = out.iter_mut();
+        let mut put = |v: Scalar| {
+            if let Some(slot) = slots.next() {
+                *slot = scalar_bits(v);
+                1
+            } else {
+                0
+            }
+        };
+        match self.args {
+            Args::Plan(a) => a
+                .iter()
+                .map(|p| match p {
+                    ArgPlan::Global(v) => put(*v),
+                    _ => 0,
+                })
+                .sum(),
+            Args::Raw(a) => a
+                .iter()
+                .map(|r| match r.view() {
+                    ArgView::Global(v) => put(v),
+                    _ => 0,
+                })
+                .sum(),
+        }
     }
 
     /// True when every argument has the shape in `shapes` at its position.
@@ -479,25 +510,17 @@ impl CallLog {
                 s
             }
         };
-        let n = self.shapes[s].globals();
+        let mut bits = [0u64; MAX_ARGS];
+        let n = call.globals(&mut bits);
         let last = &mut self.last[s];
-        let mut changed = last.len() != n;
-        let mut g = 0;
-        for k in 0..call.nargs() {
-            if let ArgView::Global(v) = call.arg(k) {
-                changed |= last.get(g) != Some(&scalar_bits(v));
-                g += 1;
-            }
-        }
+        // Element by element: a slice comparison calls `memcmp`.
+        let changed = last.len() != n || last.iter().zip(&bits).any(|(a, b)| a != b);
         push_varint(&mut self.records, ((s as u64) << 1) | u64::from(changed));
         if changed {
             last.clear();
-            for k in 0..call.nargs() {
-                if let ArgView::Global(v) = call.arg(k) {
-                    let b = scalar_bits(v);
-                    last.push(b);
-                    self.records.extend_from_slice(&b.to_le_bytes());
-                }
+            last.extend_from_slice(&bits[..n]);
+            for b in &bits[..n] {
+                self.records.extend_from_slice(&b.to_le_bytes());
             }
         }
         self.loops += 1;

@@ -92,7 +92,9 @@ impl Tracker {
         let mut reads_pure: Option<bool> = None;
         let mut any_pure = false;
         for (d, w) in &fp.writes {
-            let first = self.seen.insert((loc, *d));
+            // Once writes can no longer be pure (they never become so again), which pairs have
+            // written no longer matters.
+            let first = self.pure_writes && self.seen.insert((loc, *d));
             let pure = self.pure_writes
                 && (first || start_up)
                 && *reads_pure.get_or_insert_with(|| {
