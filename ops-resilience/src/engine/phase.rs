@@ -24,6 +24,8 @@ pub(crate) struct Replay {
     pub exec_cursor: usize,
     /// Next logged value to hand to the program.
     pub q_cursor: usize,
+    /// Where its record starts in the checkpoint's value log.
+    pub q_pos: usize,
     /// Loops re-executed so far.
     pub executed: u64,
     /// Loops skipped so far.
@@ -45,6 +47,7 @@ impl Replay {
             user_payload,
             exec_cursor: 0,
             q_cursor: 0,
+            q_pos: 0,
             executed: 0,
             skipped: 0,
             locs: crate::location::LocTable::default(),

@@ -14,7 +14,7 @@ use crate::error::ResilienceError;
 use crate::location::LocTable;
 use crate::meta::{unframe, CkptMeta, TrackerState};
 use crate::store::dist::Search;
-use crate::store::{Checkpoint, Found, LoggedQuery, Rejected};
+use crate::store::{Checkpoint, Found, Rejected};
 use crate::track::DatTrack;
 
 /// A reduction result's element type and little-endian bytes (the first `len` of the array).
@@ -45,10 +45,10 @@ fn scalar_from(elem: ElemType, b: &[u8]) -> Option<Scalar> {
     })
 }
 
-fn describe(q: &LoggedQuery) -> String {
-    match q {
-        LoggedQuery::Reduction { name, elem, .. } => format!("reduction `{name}` ({elem})"),
-        LoggedQuery::Fetch { dat, bytes } => format!("fetch of `{dat}` ({} bytes)", bytes.len()),
+fn describe(name: &str, elem: Option<ElemType>, bytes: &[u8]) -> String {
+    match elem {
+        Some(elem) => format!("reduction `{name}` ({elem})"),
+        None => format!("fetch of `{name}` ({} bytes)", bytes.len()),
     }
 }
 
@@ -68,23 +68,28 @@ pub(super) fn answer(
     dats: &[DatTrack],
     query: &mut Query<'_>,
 ) -> Result<(), ResilienceError> {
-    let Some(logged) = r.ck.queries.get(r.q_cursor) else {
+    let logged =
+        r.ck.queries
+            .at(r.q_pos, r.q_cursor)
+            .map_err(|e| ResilienceError::Metadata(format!("its value log: {e}")))?;
+    let Some(crate::store::ValueRecord {
+        name: ln,
+        elem,
+        bytes: lb,
+        next,
+    }) = logged
+    else {
         return Err(ResilienceError::Diverged(format!(
             "the program asks for more values before loop {} than the checkpoint logged ({})",
             r.k,
             r.ck.queries.len()
         )));
     };
-    let ok = match (&mut *query, logged) {
-        (
-            Query::Reduction { name, value, .. },
-            LoggedQuery::Reduction {
-                name: ln,
-                elem,
-                bytes,
-            },
-        ) if *name == ln.as_str() && value.elem_type() == *elem => {
-            match scalar_from(*elem, bytes) {
+    let ok = match (&mut *query, elem) {
+        (Query::Reduction { name, value, .. }, Some(elem))
+            if *name == ln && value.elem_type() == elem =>
+        {
+            match scalar_from(elem, lb) {
                 Some(s) => {
                     **value = s;
                     true
@@ -92,9 +97,9 @@ pub(super) fn answer(
                 None => false,
             }
         }
-        (Query::Fetch { dat, bytes, .. }, LoggedQuery::Fetch { dat: ln, bytes: lb })
+        (Query::Fetch { dat, bytes, .. }, None)
             if bytes.len() == lb.len()
-                && dats.get(dat.index()).map(|d| d.name == *ln).unwrap_or(true) =>
+                && dats.get(dat.index()).map(|d| d.name == ln).unwrap_or(true) =>
         {
             bytes.copy_from_slice(lb);
             true
@@ -113,10 +118,11 @@ pub(super) fn answer(
         return Err(ResilienceError::Diverged(format!(
             "value {} handed to the program is {got}, the checkpoint logged {}",
             r.q_cursor + 1,
-            describe(logged)
+            describe(ln, elem, lb)
         )));
     }
     r.q_cursor += 1;
+    r.q_pos = next;
     Ok(())
 }
 
@@ -364,7 +370,7 @@ impl Resilience {
             .cloned()
             .unwrap_or_else(|| ck.meta.location.clone());
         self.ck.unobserved = Some((at, ck.data_bytes() as u64));
-        self.track.queries = crate::store::QueryLog::of(&ck.queries);
+        self.track.queries = ck.queries;
         self.ck.payload = user_payload;
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The manifest written next to each checkpoint file once the file is complete: what the file
 //! should contain and the checksums to verify it by. Its presence marks the checkpoint complete.
 
-use super::{LoggedQuery, FORMAT_VERSION};
+use super::{QueryLog, FORMAT_VERSION};
 use serde::{Deserialize, Serialize};
 
 /// Checksum of one dataset of the HDF5 file.
@@ -112,31 +112,14 @@ pub(crate) fn version_mismatch(found: u64) -> String {
     format!("format version {found}, this build reads version {FORMAT_VERSION}")
 }
 
-/// CRC-32 over a canonical encoding of the query log and the payload: a sequence of fields, each
-/// its length (u64 LE) then its bytes; per query a tag (`R` or `F`), the name, for reductions the
-/// element type's name, then the value's bytes; finally the payload.
-pub(crate) fn queries_crc(queries: &[LoggedQuery], payload: &[u8]) -> u32 {
+/// CRC-32 over the query log and the payload: the number of values (u64 LE), the log's
+/// records as the value log file holds them, the payload's length (u64 LE), the payload.
+pub(crate) fn queries_crc(queries: &QueryLog, payload: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
-    let mut field = |bytes: &[u8]| {
-        h.update(&(bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
-    };
-    for q in queries {
-        match q {
-            LoggedQuery::Reduction { name, elem, bytes } => {
-                field(b"R");
-                field(name.as_bytes());
-                field(elem.rust_name().as_bytes());
-                field(bytes);
-            }
-            LoggedQuery::Fetch { dat, bytes } => {
-                field(b"F");
-                field(dat.as_bytes());
-                field(bytes);
-            }
-        }
-    }
-    field(payload);
+    h.update(&(queries.len() as u64).to_le_bytes());
+    h.update(queries.records());
+    h.update(&(payload.len() as u64).to_le_bytes());
+    h.update(payload);
     h.finalize()
 }
 

@@ -45,14 +45,15 @@ pub use kept::KeptInMemory;
 pub use lock::DirLock;
 pub use memory::MemoryStore;
 pub use thread::ThreadStore;
-pub(crate) use values::QueryLog;
+pub use values::QueryLog;
+pub(crate) use wire::ValueRecord;
 
 use ops_core::ElemType;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Version of the checkpoint file format; readers reject files of another version.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Where and when a checkpoint was taken.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +138,7 @@ pub struct Checkpoint {
     /// Metadata.
     pub meta: CheckpointMeta,
     /// Values handed to user space before `meta.loop_index`, in order.
-    pub queries: Vec<LoggedQuery>,
+    pub queries: QueryLog,
     /// Opaque fast-forward payload given by the application (may be empty).
     pub payload: Vec<u8>,
     /// Saved datasets.

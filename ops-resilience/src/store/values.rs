@@ -21,36 +21,86 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::atomic::{io_err, write_file};
-use super::wire::{decode_queries, encode_queries};
+use super::wire::{check_queries, decode_queries, encode_queries, ValueRecord};
 use super::{LoggedQuery, StoreError};
 
-/// The values handed to the program so far, in memory, kept as the log file's records: about
-/// 30 bytes per reduction result where a decoded [`LoggedQuery`] takes some 120 and two
-/// allocations, so logging a value costs a few stores and a long run's log stays small.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct QueryLog {
-    records: Vec<u8>,
+/// The values handed to the program (reduction results, fetched boxes), in order, kept as
+/// the value log file's records: about 30 bytes per reduction result where a decoded
+/// [`LoggedQuery`] takes some 120 and two allocations. The records are shared: a clone (a
+/// checkpoint taking its history) costs nothing and the next value logged copies them once,
+/// so a checkpoint's history costs bytes copied, never a record decoded or allocated.
+///
+/// ```
+/// use ops_core::ElemType;
+/// use ops_resilience::store::{LoggedQuery, QueryLog};
+///
+/// let mut log = QueryLog::default();
+/// log.push_reduction("dt", ElemType::F64, &0.5f64.to_le_bytes());
+/// let history = log.clone();
+/// log.push_fetch("grid/u", &[0; 16]);
+/// assert_eq!((history.len(), log.len()), (1, 2));
+/// assert!(log.extends(&history));
+/// assert_eq!(
+///     history.decode().unwrap(),
+///     vec![LoggedQuery::Reduction {
+///         name: "dt".into(),
+///         elem: ElemType::F64,
+///         bytes: 0.5f64.to_le_bytes().to_vec(),
+///     }]
+/// );
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct QueryLog {
+    records: std::sync::Arc<Vec<u8>>,
     count: usize,
+}
+
+impl std::fmt::Debug for QueryLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "QueryLog({} values, {} bytes)",
+            self.count,
+            self.records.len()
+        )
+    }
 }
 
 impl QueryLog {
     /// The log of `queries`.
     pub fn of(queries: &[LoggedQuery]) -> QueryLog {
         QueryLog {
-            records: encode_queries(queries),
+            records: std::sync::Arc::new(encode_queries(queries)),
             count: queries.len(),
+        }
+    }
+
+    /// The log whose records are `records` (the bytes of a value log file's prefix), checked to
+    /// hold exactly `count` whole records; the error says what is wrong where.
+    pub fn from_records(records: Vec<u8>, count: usize) -> Result<QueryLog, String> {
+        check_queries(&records, count)?;
+        Ok(QueryLog::from_checked(records, count))
+    }
+
+    /// [`QueryLog::from_records`] for records already checked.
+    pub(crate) fn from_checked(records: Vec<u8>, count: usize) -> QueryLog {
+        QueryLog {
+            records: std::sync::Arc::new(records),
+            count,
         }
     }
 
     /// Logs a reduction result (`value`: the little-endian bytes of `elem`).
     pub fn push_reduction(&mut self, name: &str, elem: ops_core::ElemType, value: &[u8]) {
-        super::wire::encode_reduction(&mut self.records, name, elem, value);
+        let records = std::sync::Arc::make_mut(&mut self.records);
+        super::wire::encode_reduction(records, name, elem, value);
         self.count += 1;
     }
 
     /// Logs a fetched box of dataset `dat`.
     pub fn push_fetch(&mut self, dat: &str, value: &[u8]) {
-        super::wire::encode_fetch(&mut self.records, dat, value);
+        let records = std::sync::Arc::make_mut(&mut self.records);
+        super::wire::encode_fetch(records, dat, value);
         self.count += 1;
     }
 
@@ -59,10 +109,35 @@ impl QueryLog {
         self.count
     }
 
-    /// The values, decoded.
-    pub fn decode(&self) -> Vec<LoggedQuery> {
+    /// True when nothing was logged.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The records, as the value log file holds them.
+    pub fn records(&self) -> &[u8] {
+        &self.records
+    }
+
+    /// True when `older`'s values are the first values of this log (the encoding is length
+    /// prefixed, so a byte prefix is a prefix of whole records).
+    pub fn extends(&self, older: &QueryLog) -> bool {
+        older.count <= self.count && self.records.starts_with(&older.records)
+    }
+
+    /// Value number `i`, whose record starts at byte `pos`; `None` past the end. For reading
+    /// the values in order without decoding them all.
+    pub(crate) fn at(&self, pos: usize, i: usize) -> Result<Option<ValueRecord<'_>>, String> {
+        if i >= self.count {
+            return Ok(None);
+        }
+        super::wire::query_at(&self.records, pos, i).map(Some)
+    }
+
+    /// The values, decoded (an error only for a log built from damaged records, which
+    /// [`QueryLog::from_records`] refuses).
+    pub fn decode(&self) -> Result<Vec<LoggedQuery>, String> {
         decode_queries(&self.records, self.count)
-            .expect("the in-memory value log holds only records it encoded itself")
     }
 }
 
@@ -96,7 +171,7 @@ struct Written {
     /// The generation's file name.
     file: String,
     /// The records in it (a checkpoint's history must extend them to be appended).
-    history: Vec<LoggedQuery>,
+    history: QueryLog,
     len: u64,
     crc: crc32fast::Hasher,
 }
@@ -137,24 +212,24 @@ impl ValueLog {
     /// this run wrote is appended; any other (the run's first, or one that is not an
     /// extension) starts a new generation file, so the histories older checkpoints name stay
     /// as they are.
-    pub fn record(&self, queries: &[LoggedQuery]) -> Result<ValuesRef, StoreError> {
+    pub fn record(&self, queries: &QueryLog) -> Result<ValuesRef, StoreError> {
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         let w = match written.take() {
-            Some(mut w) if queries.starts_with(&w.history) => {
-                let bytes = encode_queries(&queries[w.history.len()..]);
+            Some(mut w) if queries.extends(&w.history) => {
+                let bytes = &queries.records()[w.history.records().len()..];
                 if !bytes.is_empty() {
                     let path = self.dir.join(&w.file);
                     OpenOptions::new()
                         .append(true)
                         .open(&path)
                         .and_then(|mut f| {
-                            f.write_all(&bytes)?;
+                            f.write_all(bytes)?;
                             f.sync_data()
                         })
                         .map_err(io_err(&path))?;
-                    w.crc.update(&bytes);
+                    w.crc.update(bytes);
                     w.len += bytes.len() as u64;
-                    w.history.extend_from_slice(&queries[w.history.len()..]);
+                    w.history = queries.clone();
                 }
                 w
             }
@@ -169,15 +244,15 @@ impl ValueLog {
                 let file = format!("{}{}", self.prefix, newest + 1);
                 let path = self.dir.join(&file);
                 let tmp = self.dir.join(format!("{file}.tmp"));
-                let bytes = encode_queries(queries);
-                write_file(&tmp, &path, &bytes).inspect_err(|_| {
+                let bytes = queries.records();
+                write_file(&tmp, &path, bytes).inspect_err(|_| {
                     let _ = std::fs::remove_file(&tmp);
                 })?;
                 let mut crc = crc32fast::Hasher::new();
-                crc.update(&bytes);
+                crc.update(bytes);
                 Written {
                     file,
-                    history: queries.to_vec(),
+                    history: queries.clone(),
                     len: bytes.len() as u64,
                     crc,
                 }
@@ -223,7 +298,7 @@ impl ValueLog {
 
 /// Reads the history `r` names from the log in `dir`. The error is the reason to reject the
 /// checkpoint (naming the log file).
-pub(crate) fn read(dir: &Path, r: &ValuesRef) -> Result<Vec<LoggedQuery>, String> {
+pub(crate) fn read(dir: &Path, r: &ValuesRef) -> Result<QueryLog, String> {
     if r.file.is_empty() || r.file.contains(['/', '\\']) || r.file.starts_with('.') {
         return Err(format!("value log name {:?}: not a file name", r.file));
     }
@@ -248,7 +323,7 @@ pub(crate) fn read(dir: &Path, r: &ValuesRef) -> Result<Vec<LoggedQuery>, String
         )));
     }
     let count = usize::try_from(r.count).map_err(|_| at(&"record count too large"))?;
-    decode_queries(&bytes, count).map_err(|e| at(&e))
+    QueryLog::from_records(bytes, count).map_err(|e| at(&e))
 }
 
 #[cfg(test)]
@@ -284,10 +359,18 @@ mod tests {
             }
         }
         assert_eq!(log.len(), 7);
-        assert_eq!(log.decode(), queries);
+        assert_eq!(log.decode().unwrap(), queries);
         assert_eq!(log, QueryLog::of(&queries));
-        assert_eq!(log.records, encode_queries(&queries));
-        assert!(QueryLog::default().decode().is_empty());
+        assert_eq!(log.records(), encode_queries(&queries));
+        assert!(QueryLog::default().decode().unwrap().is_empty());
+        assert!(log.extends(&QueryLog::of(&queries[..3])));
+        assert!(!log.extends(&QueryLog::of(&queries[1..3])));
+        assert_eq!(
+            QueryLog::from_records(log.records().to_vec(), 7),
+            Ok(log.clone())
+        );
+        let e = QueryLog::from_records(log.records()[..20].to_vec(), 7).unwrap_err();
+        assert!(e.starts_with("query "), "{e}");
     }
 
     #[test]
@@ -297,10 +380,10 @@ mod tests {
         let all: Vec<LoggedQuery> = (0..9).map(q).collect();
         let refs: Vec<ValuesRef> = [2, 2, 5, 9]
             .iter()
-            .map(|&n| log.record(&all[..n]).unwrap())
+            .map(|&n| log.record(&QueryLog::of(&all[..n])).unwrap())
             .collect();
         for (r, n) in refs.iter().zip([2, 2, 5, 9]) {
-            assert_eq!(read(dir.path(), r).unwrap(), all[..n]);
+            assert_eq!(read(dir.path(), r).unwrap().decode().unwrap(), all[..n]);
         }
         assert!(
             refs.iter().all(|r| r.file == "app.values.rank0.1"),
@@ -309,21 +392,21 @@ mod tests {
         // A new run (a restart) starts a new generation; the older histories stay readable,
         // and so does a history that does not extend the log.
         let again = ValueLog::new(dir.path(), "app", 0);
-        let r = again.record(&all[..7]).unwrap();
+        let r = again.record(&QueryLog::of(&all[..7])).unwrap();
         assert_eq!(r.file, "app.values.rank0.2");
         let other: Vec<LoggedQuery> = (20..23).map(q).collect();
-        let r3 = again.record(&other).unwrap();
+        let r3 = again.record(&QueryLog::of(&other)).unwrap();
         assert_eq!(r3.file, "app.values.rank0.3");
-        assert_eq!(read(dir.path(), &r).unwrap(), all[..7]);
-        assert_eq!(read(dir.path(), &r3).unwrap(), other);
-        assert_eq!(read(dir.path(), &refs[3]).unwrap(), all);
+        assert_eq!(read(dir.path(), &r).unwrap().decode().unwrap(), all[..7]);
+        assert_eq!(read(dir.path(), &r3).unwrap().decode().unwrap(), other);
+        assert_eq!(read(dir.path(), &refs[3]).unwrap().decode().unwrap(), all);
         // Pruning keeps the generation being written and those still named.
         assert!(again.prune(std::slice::from_ref(&r.file)).unwrap());
         assert!(read(dir.path(), &refs[3])
             .unwrap_err()
             .contains("app.values.rank0.1"));
-        assert_eq!(read(dir.path(), &r).unwrap(), all[..7]);
-        assert_eq!(read(dir.path(), &r3).unwrap(), other);
+        assert_eq!(read(dir.path(), &r).unwrap().decode().unwrap(), all[..7]);
+        assert_eq!(read(dir.path(), &r3).unwrap().decode().unwrap(), other);
     }
 
     #[test]
@@ -331,14 +414,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = ValueLog::new(dir.path(), "app", 3);
         let all: Vec<LoggedQuery> = (0..6).map(q).collect();
-        let early = log.record(&all[..2]).unwrap();
-        let late = log.record(&all).unwrap();
+        let early = log.record(&QueryLog::of(&all[..2])).unwrap();
+        let late = log.record(&QueryLog::of(&all)).unwrap();
         let path = dir.path().join("app.values.rank3.1");
         let mut bytes = std::fs::read(&path).unwrap();
         let at = early.len as usize + 3;
         bytes[at] ^= 0x40;
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read(dir.path(), &early).unwrap(), all[..2]);
+        assert_eq!(
+            read(dir.path(), &early).unwrap().decode().unwrap(),
+            all[..2]
+        );
         let e = read(dir.path(), &late).unwrap_err();
         assert!(e.contains("crc32"), "{e}");
         let bad_name = ValuesRef {

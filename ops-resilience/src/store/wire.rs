@@ -20,7 +20,7 @@
 //! is left, the CRC and that nothing trails, so a damaged message is an error, never a panic
 //! or a huge allocation.
 
-use super::{Checkpoint, CheckpointMeta, LoggedQuery, SavedDat, SavedRegion, StoreError};
+use super::{Checkpoint, CheckpointMeta, LoggedQuery, QueryLog, SavedDat, SavedRegion, StoreError};
 use ops_core::ElemType;
 
 const MAGIC: &[u8; 8] = b"OPSRCKPT";
@@ -119,17 +119,49 @@ pub(crate) fn decode_queries(bytes: &[u8], count: usize) -> Result<Vec<LoggedQue
     Ok(queries)
 }
 
+/// One logged value, read in place from its record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValueRecord<'a> {
+    /// The reduction's or the dataset's name.
+    pub name: &'a str,
+    /// The element type of a reduction result; `None` for a fetched box.
+    pub elem: Option<ElemType>,
+    /// The value's bytes.
+    pub bytes: &'a [u8],
+    /// Where the next record starts.
+    pub next: usize,
+}
+
+/// The record at byte `pos` of `bytes` (query number `i`, for messages).
+pub(crate) fn query_at(bytes: &[u8], pos: usize, i: usize) -> Result<ValueRecord<'_>, String> {
+    let mut r = Reader {
+        buf: bytes,
+        at: pos.min(bytes.len()),
+    };
+    r.query_ref(i)
+}
+
+/// Checks that `bytes` holds exactly `count` whole records of [`encode_queries`], decoding
+/// nothing; the error says what is wrong where.
+pub(crate) fn check_queries(bytes: &[u8], count: usize) -> Result<(), String> {
+    let mut r = Reader { buf: bytes, at: 0 };
+    for i in 0..count {
+        r.query_ref(i)?;
+    }
+    if r.at != bytes.len() {
+        return Err(format!(
+            "{} bytes after the {count} records",
+            bytes.len() - r.at
+        ));
+    }
+    Ok(())
+}
+
 /// The size of [`encode`]'s message for `ck`, to allocate it at once.
 fn encoded_len(ck: &Checkpoint) -> usize {
     let m = &ck.meta;
     let mut n = 8 + 4 + 8 * 7 + m.app.len() + m.location.len() + m.backend.len() + 8;
-    n += 8;
-    for q in &ck.queries {
-        n += match q {
-            LoggedQuery::Reduction { name, bytes, .. } => 1 + 8 + name.len() + 1 + 8 + bytes.len(),
-            LoggedQuery::Fetch { dat, bytes } => 1 + 8 + dat.len() + 8 + bytes.len(),
-        };
-    }
+    n += 8 + ck.queries.records().len();
     n += 8 + ck.payload.len() + 8;
     for d in &ck.dats {
         n += 8 + d.name.len() + 1 + 8 + 8;
@@ -154,10 +186,9 @@ pub fn encode(ck: &Checkpoint) -> Vec<u8> {
     w.u64(m.time_unix.to_bits());
     w.u64(m.rank as u64);
     w.u64(m.ranks as u64);
+    // The records are the queries' encodings one after another.
     w.u64(ck.queries.len() as u64);
-    for q in &ck.queries {
-        w.query(q);
-    }
+    w.0.extend_from_slice(ck.queries.records());
     w.bytes(&ck.payload);
     w.u64(ck.dats.len() as u64);
     for d in &ck.dats {
@@ -228,26 +259,45 @@ impl<'a> Reader<'a> {
         let b = self.bytes(what)?;
         String::from_utf8(b.to_vec()).map_err(|_| format!("{what}: not UTF-8 text"))
     }
+    /// Query number `i`, borrowed from the message. The error names the query only when there
+    /// is one (no text is built per query).
+    fn query_ref(&mut self, i: usize) -> R<ValueRecord<'a>> {
+        let mut parse = || -> R<ValueRecord<'a>> {
+            let what = "record";
+            let kind = self.u8(what)?;
+            let name = std::str::from_utf8(self.bytes(what)?)
+                .map_err(|_| format!("{what}: name not UTF-8 text"))?;
+            let elem = match kind {
+                0 => {
+                    let code = self.u8(what)?;
+                    Some(elem_of(code).ok_or_else(|| format!("unknown element type {code}"))?)
+                }
+                1 => None,
+                k => return Err(format!("unknown kind {k}")),
+            };
+            let bytes = self.bytes(what)?;
+            Ok(ValueRecord {
+                name,
+                elem,
+                bytes,
+                next: self.at,
+            })
+        };
+        parse().map_err(|e| format!("query {i}: {e}"))
+    }
     /// Query number `i`.
     fn query(&mut self, i: usize) -> R<LoggedQuery> {
-        let what = format!("query {i}");
-        Ok(match self.u8(&what)? {
-            0 => {
-                let name = self.string(&what)?;
-                let code = self.u8(&what)?;
-                let elem =
-                    elem_of(code).ok_or_else(|| format!("{what}: unknown element type {code}"))?;
-                LoggedQuery::Reduction {
-                    name,
-                    elem,
-                    bytes: self.bytes(&what)?.to_vec(),
-                }
-            }
-            1 => LoggedQuery::Fetch {
-                dat: self.string(&what)?,
-                bytes: self.bytes(&what)?.to_vec(),
+        let v = self.query_ref(i)?;
+        Ok(match v.elem {
+            Some(elem) => LoggedQuery::Reduction {
+                name: v.name.to_string(),
+                elem,
+                bytes: v.bytes.to_vec(),
             },
-            k => return Err(format!("{what}: unknown kind {k}")),
+            None => LoggedQuery::Fetch {
+                dat: v.name.to_string(),
+                bytes: v.bytes.to_vec(),
+            },
         })
     }
     /// A count of items each at least `min_bytes` long: never more than what is left allows.
@@ -302,10 +352,11 @@ fn decode_inner(msg: &[u8]) -> R<Checkpoint> {
         ranks: r.usize("ranks")?,
     };
     let nq = r.count("queries", 17)?;
-    let mut queries = Vec::with_capacity(nq);
+    let start = r.at;
     for i in 0..nq {
-        queries.push(r.query(i)?);
+        r.query_ref(i)?;
     }
+    let queries = QueryLog::from_checked(body[start..r.at].to_vec(), nq);
     let payload = r.bytes("payload")?.to_vec();
     let nd = r.count("datasets", 25)?;
     let mut dats = Vec::with_capacity(nd);
@@ -363,7 +414,7 @@ mod tests {
                 rank: 1,
                 ranks: 3,
             },
-            queries: vec![
+            queries: QueryLog::of(&[
                 LoggedQuery::Reduction {
                     name: "dt".into(),
                     elem: ElemType::F64,
@@ -378,7 +429,7 @@ mod tests {
                     elem: ElemType::I32,
                     bytes: 5i32.to_le_bytes().to_vec(),
                 },
-            ],
+            ]),
             payload: vec![9; 17],
             dats: vec![
                 SavedDat {
@@ -415,7 +466,7 @@ mod tests {
         assert_eq!(msg.len(), encoded_len(&ck));
         assert_eq!(decode(&msg).unwrap(), ck);
         let empty = Checkpoint {
-            queries: Vec::new(),
+            queries: QueryLog::default(),
             payload: Vec::new(),
             dats: Vec::new(),
             ..sample()
@@ -445,7 +496,7 @@ mod tests {
     fn lengths_are_checked_even_with_a_matching_crc() {
         // Huge counts and lengths with a recomputed CRC: rejected without allocating them.
         let bare = Checkpoint {
-            queries: Vec::new(),
+            queries: QueryLog::default(),
             payload: Vec::new(),
             dats: Vec::new(),
             ..sample()

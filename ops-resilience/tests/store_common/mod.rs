@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use ops_core::ElemType;
-use ops_resilience::store::{Checkpoint, CheckpointMeta, LoggedQuery, SavedDat, SavedRegion};
+use ops_resilience::store::{
+    Checkpoint, CheckpointMeta, LoggedQuery, QueryLog, SavedDat, SavedRegion,
+};
 
 /// Application name the tests write.
 pub const APP: &str = "testapp";
@@ -70,7 +72,7 @@ pub fn checkpoint(seq: u64) -> Checkpoint {
             rank: 0,
             ranks: 1,
         },
-        queries: vec![
+        queries: QueryLog::of(&[
             LoggedQuery::Reduction {
                 name: "dt_min".into(),
                 elem: ElemType::F64,
@@ -94,7 +96,7 @@ pub fn checkpoint(seq: u64) -> Checkpoint {
                 dat: "clover/empty".into(),
                 bytes: Vec::new(),
             },
-        ],
+        ]),
         payload: noise(s + 10, 33),
         dats: vec![
             density,
