@@ -38,5 +38,5 @@ measure "CloverLeaf 960x960, 87 steps, 2 threads" \
   target/release/cloverleaf --no-progress --ops-threads 2
 measure "TeaLeaf tea_bm_2 (250x250), 2 threads" \
   target/release/tealeaf apps/tealeaf/decks/tea_bm_2.in --ops-threads 2
-measure "ops-heat 64x64, 20000 steps (~20 loops/step)" \
+measure "ops-heat 64x64, 20000 steps (180,000 loops)" \
   target/release/ops-heat --n 64 --steps 20000 --ops-backend seq
