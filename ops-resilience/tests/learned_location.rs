@@ -42,11 +42,9 @@ const KNOWN_LIMITS: &[(u64, &str)] = &[
     (0x1ea4_0000 + 29, "the learnt location"),
     (0x1ea4_0000 + 33, "the location was revised 2 times"),
     (0x1ea4_0000 + 91, "the chosen location"),
-    (0x1ea4_0000 + 130, "the location was revised 2 times"),
-    (0x1ea4_0000 + 173, "the location was revised 2 times"),
+    (0x1ea4_0000 + 177, "the chosen location"),
     (0x1ea4_0000 + 260, "the location was revised 2 times"),
     (0x1ea4_0000 + 266, "the chosen location"),
-    (0x1ea4_0000 + 296, "the chosen location"),
 ];
 
 /// True when failure `e` is of a kind in [`KNOWN_LIMITS`]. A drawn seed failing so is reported,

@@ -659,6 +659,32 @@ impl Learner {
         Some(Event::Decided)
     }
 
+    /// True when `other`'s figure rests on as many measurements as `chosen`'s (up to twice
+    /// [`MEASURE`]): a figure from fewer passes may not have met the passes that make it large,
+    /// and moving to it on that ground moves back once they come. Otherwise asks for the missing
+    /// measurements of `other`, so that a later look can compare like with like.
+    fn measured_as_often(&mut self, other: u32, chosen: u32, level: &Level) -> bool {
+        let count = |l: u32| self.samples.get(&l).map_or(0, |s| s.bytes.len());
+        let need = count(chosen).min(2 * MEASURE);
+        let have = count(other);
+        if have >= need {
+            return true;
+        }
+        let bound = crate::engine::MIN_REGION_LOOPS.max(2 * level.max_pass);
+        let s = self.samples.entry(other).or_default();
+        let more = (need - have).saturating_sub(s.wanted + s.running);
+        s.wanted += more;
+        s.bound = s.bound.max(bound);
+        s.pass = s.pass.max(level.max_pass);
+        self.wanted += more;
+        // The review lasts until they can have come.
+        if let Phase::Reviewing { until, .. } = &mut self.phase {
+            let index = self.trace.start + self.trace.locs.len() as u64;
+            *until = (*until).max(index + (need - have + 1) as u64 * 2 * level.max_pass.max(1));
+        }
+        false
+    }
+
     /// During a review, with the pass's boundaries measured again: when another member of the
     /// decided level now saves clearly less than the chosen location (a loop that appeared late
     /// reads what was dead at the chosen boundary), checkpoints move there.
@@ -667,6 +693,9 @@ impl Learner {
         let chosen = self.samples.get(&d.location).and_then(Samples::max)?;
         let (best, bytes) = self.best_member(&d.level)?;
         if best == d.location || bytes as f64 * 1.01 >= chosen as f64 {
+            return None;
+        }
+        if !self.measured_as_often(best, d.location, &d.level.clone()) {
             return None;
         }
         let d = self.decision.as_mut()?;
@@ -717,7 +746,10 @@ impl Learner {
                 .get(&from)
                 .and_then(Samples::max)
                 .unwrap_or(u64::MAX);
-            if location == from || bytes as f64 * 1.01 >= now as f64 {
+            if location == from
+                || bytes as f64 * 1.01 >= now as f64
+                || !self.measured_as_often(location, from, &better)
+            {
                 // Same location: the level it belongs to is updated, the schedule goes on.
                 if better.anchor != anchor {
                     if let Some(d) = self.decision.as_mut() {
