@@ -677,7 +677,11 @@ impl Learner {
         s.bound = s.bound.max(bound);
         s.pass = s.pass.max(level.max_pass);
         self.wanted += more;
-        // The review lasts until they can have come.
+        // The review lasts until they can have come (extended only when measurements are asked
+        // for, so a boundary that stops occurring cannot keep it open).
+        if more == 0 {
+            return false;
+        }
         if let Phase::Reviewing { until, .. } = &mut self.phase {
             let index = self.trace.start + self.trace.locs.len() as u64;
             *until = (*until).max(index + (need - have + 1) as u64 * 2 * level.max_pass.max(1));
