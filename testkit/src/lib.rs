@@ -126,6 +126,20 @@ fn mpirun_command() -> Command {
     c
 }
 
+/// Runs `bin deck args...` as one process, as the serial reference of [`mpirun`]; returns
+/// stdout and stderr, and panics with them unless it succeeded.
+pub fn run_serial(bin: &str, deck: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin)
+        .arg(deck)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{bin}: {e}"));
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "serial, {}:\n{text}", deck.display());
+    text
+}
+
 /// Runs `bin deck args...` on `ranks` processes; returns stdout and stderr, and
 /// panics with them unless every process succeeded.
 pub fn mpirun(bin: &str, ranks: usize, deck: &Path, args: &[&str]) -> String {

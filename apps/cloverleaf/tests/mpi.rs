@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use ops_testkit::{
-    assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, mpirun_killing_one, scratch,
+    assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, mpirun_killing_one,
+    run_serial, scratch,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
@@ -23,16 +24,10 @@ fn problem_on_ranks(deck: &str, ranks: &[usize]) {
     let dir = scratch("cloverleaf-mpi", deck);
     let deck = shipped(deck);
     let serial = dir.join("serial.json");
-    let out = Command::new(BIN)
-        .arg(&deck)
-        .args(["--no-progress", "--summary-json"])
-        .arg(&serial)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    run_serial(
+        BIN,
+        &deck,
+        &["--no-progress", "--summary-json", serial.to_str().unwrap()],
     );
     let serial = std::fs::read_to_string(serial).unwrap();
     for &n in ranks {
@@ -86,17 +81,10 @@ fn visit_dumps_of_2_and_4_ranks_hold_the_single_process_fields() {
             .join("\n")
     };
     let serial = dir.join("serial");
-    let out = Command::new(BIN)
-        .arg(&deck)
-        .arg("--no-progress")
-        .arg("--visit-dir")
-        .arg(&serial)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    run_serial(
+        BIN,
+        &deck,
+        &["--no-progress", "--visit-dir", serial.to_str().unwrap()],
     );
     let want = dump_text(&serial);
     assert!(want.contains("DATASET \"/density\""), "{want}");

@@ -5,9 +5,10 @@
 #![cfg(feature = "mpi")]
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use ops_testkit::{assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, scratch};
+use ops_testkit::{
+    assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, run_serial, scratch,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf3d");
 
@@ -21,16 +22,10 @@ fn on_ranks(name: &str, ranks: &[usize], passes: bool) {
     let dir = scratch("cloverleaf3d-mpi", name);
     let deck = deck(name);
     let serial = dir.join("serial.json");
-    let out = Command::new(BIN)
-        .arg(&deck)
-        .args(["--no-progress", "--summary-json"])
-        .arg(&serial)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    run_serial(
+        BIN,
+        &deck,
+        &["--no-progress", "--summary-json", serial.to_str().unwrap()],
     );
     let serial = std::fs::read_to_string(serial).unwrap();
     for &n in ranks {

@@ -5,9 +5,10 @@
 #![cfg(feature = "mpi")]
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use ops_testkit::{assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, scratch};
+use ops_testkit::{
+    assert_distributed_restart_bitwise, assert_summaries_agree, mpirun, run_serial, scratch,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tealeaf");
 const DECKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
@@ -16,17 +17,7 @@ fn problem_on_ranks(deck: &str) {
     let dir = scratch("tealeaf-mpi", deck);
     let deck = PathBuf::from(DECKS).join(deck);
     let serial = dir.join("serial.json");
-    let out = Command::new(BIN)
-        .arg(&deck)
-        .arg("--summary-json")
-        .arg(&serial)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    run_serial(BIN, &deck, &["--summary-json", serial.to_str().unwrap()]);
     let serial = std::fs::read_to_string(serial).unwrap();
     for n in [2, 4] {
         let json = dir.join(format!("ranks-{n}.json"));
