@@ -420,13 +420,9 @@ impl Learner {
     /// per pass).
     fn start_review(&mut self, trigger: u32, index: u64, until: u64, left: bool) -> Event {
         if let Some(d) = &self.decision {
-            let bound = crate::engine::MIN_REGION_LOOPS.max(2 * d.level.max_pass);
-            for &mem in &d.level.members {
-                let s = self.samples.entry(mem).or_default();
-                s.wanted += 1;
-                s.bound = s.bound.max(bound);
-                s.pass = s.pass.max(d.level.max_pass);
-                self.wanted += 1;
+            let (members, max_pass) = (d.level.members.clone(), d.level.max_pass);
+            for mem in members {
+                self.ask_for(mem, 1, max_pass);
             }
         }
         self.phase = Phase::Reviewing {
@@ -659,32 +655,38 @@ impl Learner {
         Some(Event::Decided)
     }
 
+    /// Asks for `n` more dry measurements of `loc`, a boundary of passes of at most `max_pass`
+    /// loops.
+    fn ask_for(&mut self, loc: u32, n: usize, max_pass: u64) {
+        let bound = crate::engine::MIN_REGION_LOOPS.max(2 * max_pass);
+        let s = self.samples.entry(loc).or_default();
+        s.wanted += n;
+        s.bound = s.bound.max(bound);
+        s.pass = s.pass.max(max_pass);
+        self.wanted += n;
+    }
+
     /// True when `other`'s figure rests on as many measurements as `chosen`'s (up to twice
     /// [`MEASURE`]): a figure from fewer passes may not have met the passes that make it large,
     /// and moving to it on that ground moves back once they come. Otherwise asks for the missing
-    /// measurements of `other`, so that a later look can compare like with like.
-    fn measured_as_often(&mut self, other: u32, chosen: u32, level: &Level) -> bool {
+    /// measurements of `other` (in passes of at most `max_pass` loops; now is loop `index`), so
+    /// that a later look can compare like with like.
+    fn measured_as_often(&mut self, other: u32, chosen: u32, max_pass: u64, index: u64) -> bool {
         let count = |l: u32| self.samples.get(&l).map_or(0, |s| s.bytes.len());
         let need = count(chosen).min(2 * MEASURE);
         let have = count(other);
         if have >= need {
             return true;
         }
-        let bound = crate::engine::MIN_REGION_LOOPS.max(2 * level.max_pass);
-        let s = self.samples.entry(other).or_default();
-        let more = (need - have).saturating_sub(s.wanted + s.running);
-        s.wanted += more;
-        s.bound = s.bound.max(bound);
-        s.pass = s.pass.max(level.max_pass);
-        self.wanted += more;
+        let pending = self.samples.get(&other).map_or(0, |s| s.wanted + s.running);
+        let more = (need - have).saturating_sub(pending);
         // The review lasts until they can have come (extended only when measurements are asked
         // for, so a boundary that stops occurring cannot keep it open).
-        if more == 0 {
-            return false;
-        }
-        if let Phase::Reviewing { until, .. } = &mut self.phase {
-            let index = self.trace.start + self.trace.locs.len() as u64;
-            *until = (*until).max(index + (need - have + 1) as u64 * 2 * level.max_pass.max(1));
+        if more > 0 {
+            self.ask_for(other, more, max_pass);
+            if let Phase::Reviewing { until, .. } = &mut self.phase {
+                *until = (*until).max(index + (need - have + 1) as u64 * 2 * max_pass.max(1));
+            }
         }
         false
     }
@@ -699,7 +701,8 @@ impl Learner {
         if best == d.location || bytes as f64 * 1.01 >= chosen as f64 {
             return None;
         }
-        if !self.measured_as_often(best, d.location, &d.level.clone()) {
+        let (chosen, max_pass) = (d.location, d.level.max_pass);
+        if !self.measured_as_often(best, chosen, max_pass, index) {
             return None;
         }
         let d = self.decision.as_mut()?;
@@ -752,7 +755,7 @@ impl Learner {
                 .unwrap_or(u64::MAX);
             if location == from
                 || bytes as f64 * 1.01 >= now as f64
-                || !self.measured_as_often(location, from, &better)
+                || !self.measured_as_often(location, from, better.max_pass, index)
             {
                 // Same location: the level it belongs to is updated, the schedule goes on.
                 if better.anchor != anchor {
