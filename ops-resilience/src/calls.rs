@@ -236,31 +236,30 @@ impl<'a> Call<'a> {
     /// Writes the bits of the global constants' values, in order, to `out` (up to its length)
     /// and returns how many were written.
     fn globals(&self, out: &mut [u64; MAX_ARGS]) -> usize {
-        let mut slots = out.iter_mut();
+        let mut n = 0;
         let mut put = |v: Scalar| {
-            if let Some(slot) = slots.next() {
+            if let Some(slot) = out.get_mut(n) {
                 *slot = scalar_bits(v);
-                1
-            } else {
-                0
+                n += 1;
             }
         };
         match self.args {
-            Args::Plan(a) => a
-                .iter()
-                .map(|p| match p {
-                    ArgPlan::Global(v) => put(*v),
-                    _ => 0,
-                })
-                .sum(),
-            Args::Raw(a) => a
-                .iter()
-                .map(|r| match r.view() {
-                    ArgView::Global(v) => put(v),
-                    _ => 0,
-                })
-                .sum(),
+            Args::Plan(a) => {
+                for p in a {
+                    if let ArgPlan::Global(v) = p {
+                        put(*v);
+                    }
+                }
+            }
+            Args::Raw(a) => {
+                for r in a {
+                    if let ArgView::Global(v) = r.view() {
+                        put(v);
+                    }
+                }
+            }
         }
+        n
     }
 
     /// True when every argument has the shape in `shapes` at its position.

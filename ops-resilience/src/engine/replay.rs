@@ -17,26 +17,6 @@ use crate::store::dist::Search;
 use crate::store::{Checkpoint, Found, Rejected};
 use crate::track::DatTrack;
 
-/// A reduction result's element type and little-endian bytes (the first `len` of the array).
-fn scalar_bytes(s: Scalar) -> (ElemType, [u8; 8], usize) {
-    let mut b = [0u8; 8];
-    let (elem, len) = match s {
-        Scalar::F64(v) => {
-            b.copy_from_slice(&v.to_le_bytes());
-            (ElemType::F64, 8)
-        }
-        Scalar::F32(v) => {
-            b[..4].copy_from_slice(&v.to_le_bytes());
-            (ElemType::F32, 4)
-        }
-        Scalar::I32(v) => {
-            b[..4].copy_from_slice(&v.to_le_bytes());
-            (ElemType::I32, 4)
-        }
-    };
-    (elem, b, len)
-}
-
 fn scalar_from(elem: ElemType, b: &[u8]) -> Option<Scalar> {
     Some(match elem {
         ElemType::F64 => Scalar::F64(f64::from_le_bytes(b.try_into().ok()?)),
@@ -132,8 +112,12 @@ impl Resilience {
     pub(super) fn log_query(&mut self, query: &mut Query<'_>) {
         match query {
             Query::Reduction { name, value, .. } => {
-                let (elem, bytes, len) = scalar_bytes(**value);
-                self.track.queries.push_reduction(name, elem, &bytes[..len]);
+                let log = &mut self.track.queries;
+                match **value {
+                    Scalar::F64(v) => log.push_reduction(name, ElemType::F64, &v.to_le_bytes()),
+                    Scalar::F32(v) => log.push_reduction(name, ElemType::F32, &v.to_le_bytes()),
+                    Scalar::I32(v) => log.push_reduction(name, ElemType::I32, &v.to_le_bytes()),
+                }
             }
             Query::Fetch {
                 dat, range, bytes, ..
