@@ -111,8 +111,19 @@ impl DatTrack {
         l.points() * self.point_bytes()
     }
 
-    /// Records a loop's write of `b`.
-    pub fn write(&mut self, b: &Bx, pure: bool, in_closure: bool, index: u64) {
+    /// Records a loop's write of `b`; false when the point sets already said so (it changed
+    /// only `last_write`: the steady state of a time loop, each pass writing what the last did).
+    pub fn write(&mut self, b: &Bx, pure: bool, in_closure: bool, index: u64) -> bool {
+        self.last_write = Some(index);
+        if !pure && !in_closure && self.holds_impure(b) {
+            return false;
+        }
+        self.record_write(b, pure, in_closure);
+        true
+    }
+
+    /// [`DatTrack::write`]'s changes to the point sets, made whether or not they change them.
+    fn record_write(&mut self, b: &Bx, pure: bool, in_closure: bool) {
         self.written.add(*b);
         self.written.coarsen_over(MAX_BOXES);
         if pure {
@@ -128,7 +139,19 @@ impl DatTrack {
             self.closure.add(*b);
             self.closure.coarsen_over(MAX_BOXES);
         }
-        self.last_write = Some(index);
+    }
+
+    /// True when an impure write of `b` would change nothing: written and impure already
+    /// hold it (in one box each, as `BoxList::add` asks), it is not pure, and no list is over
+    /// the size that makes a write coarsen it.
+    fn holds_impure(&self, b: &Bx) -> bool {
+        let in_one = |l: &BoxList| l.boxes().iter().any(|x| x.contains(b));
+        self.written.len() <= MAX_BOXES
+            && self.impure.len() <= MAX_BOXES
+            && self.pure.len() <= MAX_BOXES
+            && in_one(&self.written)
+            && in_one(&self.impure)
+            && !self.pure.overlaps(b)
     }
 
     /// Records that the program set `b`: those values are reproduced by a replay.
@@ -266,6 +289,86 @@ mod tests {
                 writes: writes.to_vec(),
             },
         }
+    }
+
+    /// A write reported as changing nothing changes nothing: random writes (pure, impure, in
+    /// closures), sets, start-up ends and lists loaded whole (as from a checkpoint), with
+    /// boxes that overlap, recur and fragment the lists past the size that coarsens them.
+    #[test]
+    fn a_write_that_changes_nothing_is_one_written_in_full() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut boxes = vec![b(0, 10), b(0, 4), b(3, 8), b(9, 10), b(0, 400)];
+        boxes.extend((0..200).map(|x| b(2 * x, 2 * x + 1)));
+        let n = boxes.len() as u64;
+        let pick = |next: &mut dyn FnMut(u64) -> u64| match next(2) {
+            0 => boxes[next(5) as usize],
+            _ => boxes[next(n) as usize],
+        };
+        let layout = DatLayout {
+            ty: ops_core::ElemType::F64,
+            dims: 1,
+            components: 1,
+            size: [400, 1, 1],
+            base: [0; 3],
+            neg: [0; 3],
+            pos: [0; 3],
+        };
+        let (mut unchanged, mut changed) = (0, 0);
+        for _ in 0..100 {
+            let mut t = DatTrack::new("g/u".into(), layout, true);
+            for index in 0..800 {
+                let bx = pick(&mut next);
+                match next(100) {
+                    0 => t.set(&bx),
+                    1 => {
+                        // The end of start-up: what was impure is recomputed.
+                        let imp = std::mem::take(&mut t.impure);
+                        t.pure.add_list(&imp);
+                    }
+                    2 => {
+                        // Lists loaded whole, fragmented past the size that coarsens.
+                        for l in [&mut t.written, &mut t.impure, &mut t.pure] {
+                            let most = if next(2) == 0 { 10 } else { 150 };
+                            let n = next(most);
+                            *l = BoxList::from_boxes((0..n).map(|_| {
+                                let x = 2 * next(200) as i32;
+                                b(x, x + 1)
+                            }));
+                        }
+                        // Often holding the box about to be written.
+                        if next(2) == 0 {
+                            t.written.add(bx);
+                            t.impure.add(bx);
+                            t.pure.remove(&bx);
+                        }
+                    }
+                    _ => {}
+                }
+                let (pure, in_closure) = (next(8) == 0, next(20) == 0);
+                let mut full = t.clone();
+                full.record_write(&bx, pure, in_closure);
+                if t.write(&bx, pure, in_closure, index) {
+                    changed += 1;
+                } else {
+                    unchanged += 1;
+                }
+                assert_eq!(t.written, full.written);
+                assert_eq!(t.impure, full.impure);
+                assert_eq!(t.pure, full.pure);
+                assert_eq!(t.closure, full.closure);
+                assert_eq!(t.last_write, Some(index));
+            }
+        }
+        assert!(
+            unchanged > 10_000 && changed > 10_000,
+            "{unchanged} unchanged, {changed} changed"
+        );
     }
 
     #[test]

@@ -140,6 +140,7 @@ impl Resilience {
             return;
         };
         d.read_only = true;
+        self.track.any_read_only = true;
         if !d.impure.is_empty() && !replaying {
             let w = format!(
                 "dataset `{}` was marked read-only but holds values from recurring loops ({}); \

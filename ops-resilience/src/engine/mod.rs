@@ -447,11 +447,14 @@ impl Resilience {
                 fp
             }
         };
-        if let Some((d, _)) = fp
-            .writes
-            .iter()
-            .find(|(d, _)| self.track.dats[*d as usize].read_only)
-        {
+        let read_only_write = match self.track.any_read_only {
+            true => fp
+                .writes
+                .iter()
+                .find(|(d, _)| self.track.dats[*d as usize].read_only),
+            false => None,
+        };
+        if let Some((d, _)) = read_only_write {
             let msg = format!(
                 "par_loop `{}` writes dataset `{}`, which was marked read-only",
                 plan.name, self.track.dats[*d as usize].name
@@ -494,7 +497,8 @@ impl Resilience {
                 self.on_learner_event(e, index);
             }
         }
-        self.track.update(loc, index, &fp, self.views.in_closure);
+        self.track
+            .update(loc, index, &fp, self.views.in_closure, same_shape);
         self.fps[l] = Some(fp);
         LoopAction::Run
     }

@@ -41,7 +41,18 @@ pub(crate) struct Tracker {
     /// The last loop that wrote recomputable (pure) data: until a pass has gone by without
     /// one, what a checkpoint would save is not yet what it will save from then on.
     pub last_pure_write: u64,
+    /// Some dataset is read-only (a loop's writes must be checked against it).
+    pub any_read_only: bool,
+    /// Counts changes to the datasets' point sets and to what decides purity.
+    epoch: u64,
+    /// By location: the `epoch` at which its footprint's writes last changed nothing. While
+    /// the epoch stays there, its next call with that footprint changes nothing either (the
+    /// same writes on the same sets), so only the write indices move.
+    unchanged_at: Vec<u64>,
 }
+
+/// No epoch: the location's writes must be recorded in full.
+const NEVER: u64 = u64::MAX;
 
 impl Tracker {
     /// A tracker that has seen nothing.
@@ -82,11 +93,32 @@ impl Tracker {
     /// location recurs with other loops in between) a location may write a dataset several
     /// times and stay recomputable (one start-up loop run back to back per initial state);
     /// afterwards only a location's first write is.
-    pub fn update(&mut self, loc: u32, index: u64, fp: &Footprint, in_closure: bool) {
+    /// `same_fp`: `fp` is the footprint the location's previous call recorded.
+    pub fn update(
+        &mut self,
+        loc: u32,
+        index: u64,
+        fp: &Footprint,
+        in_closure: bool,
+        same_fp: bool,
+    ) {
         if fp.writes.is_empty() {
             return;
         }
         let start_up = self.locs.first_pass_recur.is_none();
+        let l = loc as usize;
+        if self.unchanged_at.len() <= l {
+            self.unchanged_at.resize(l + 1, NEVER);
+        }
+        // Outside start-up every pair has written before (below), so no write is pure.
+        let steady = !start_up && !in_closure && self.init_history.is_none();
+        if steady && same_fp && self.unchanged_at[l] == self.epoch {
+            for (d, _) in &fp.writes {
+                self.dats[*d as usize].last_write = Some(index);
+            }
+            return;
+        }
+        let mut changed = false;
         // Whether the loop read only recomputable points: asked only for a write that could be
         // pure (in a steady time loop none is, and the reads are not scanned).
         let mut reads_pure: Option<bool> = None;
@@ -102,9 +134,17 @@ impl Tracker {
                         .iter()
                         .all(|(d, b)| !self.dats[*d as usize].impure.overlaps(b))
                 });
-            self.dats[*d as usize].write(w, pure, in_closure, index);
+            changed |= self.dats[*d as usize].write(w, pure, in_closure, index);
             any_pure |= pure;
         }
+        if changed || any_pure {
+            self.touch();
+        }
+        self.unchanged_at[l] = if steady && !changed && !any_pure {
+            self.epoch
+        } else {
+            NEVER
+        };
         if any_pure {
             self.last_pure_write = index;
             self.history.push(HistEntry::Loop {
@@ -126,8 +166,15 @@ impl Tracker {
         }
     }
 
+    /// Marks the point sets (or what decides purity) changed other than by a loop's write:
+    /// no location's earlier writes may be taken as unchanged.
+    pub fn touch(&mut self) {
+        self.epoch += 1;
+    }
+
     /// Records that the program set `b` of dataset `dat` (a replay repeats it).
     pub fn on_set(&mut self, dat: usize, b: Bx) {
+        self.touch();
         if let Some(t) = self.dats.get_mut(dat) {
             t.set(&b);
         }
@@ -147,6 +194,7 @@ impl Tracker {
     /// re-executing the loops that produced it) rather than saved, and no later loop write is
     /// recomputable. `false` when it came too late (the history was dropped).
     pub fn end_of_init(&mut self) -> bool {
+        self.touch();
         let done = match self.init_history.take() {
             Some(h) => {
                 self.history = h;
@@ -243,6 +291,7 @@ impl Tracker {
 
     /// Takes over the datasets' state recorded in a checkpoint.
     pub fn restore_dats(&mut self, states: &[DatState]) -> Result<(), ResilienceError> {
+        self.touch();
         for (i, ds) in states.iter().enumerate() {
             let Some(d) = self.dats.get_mut(i) else {
                 return Err(ResilienceError::Mismatch(format!(
@@ -272,6 +321,7 @@ impl Tracker {
 
     /// Adds what resilient regions wrote in iterations a restart skipped.
     pub fn add_closure(&mut self, states: &[DatState]) {
+        self.touch();
         for ds in states {
             if let Some(d) = self.dats.iter_mut().find(|d| d.name == ds.name) {
                 d.closure.add_list(&ds.closure);
@@ -346,16 +396,93 @@ mod tests {
     #[test]
     fn start_up_writes_are_pure_and_recurring_ones_impure() {
         let mut t = tracker();
-        t.update(0, 0, &fp(&[], &[(0, b(10))]), false);
+        t.update(0, 0, &fp(&[], &[(0, b(10))]), false, false);
         assert_eq!(t.dats[0].pure.points(), 10);
         // Location 1 writes u from the mesh, twice, with location 0 in between: the second
         // time is a recurrence.
-        t.update(1, 1, &fp(&[(0, b(10))], &[(1, b(10))]), false);
+        t.update(1, 1, &fp(&[(0, b(10))], &[(1, b(10))]), false, false);
         t.locs.first_pass_recur = Some(3);
-        t.update(1, 3, &fp(&[(0, b(10))], &[(1, b(10))]), false);
+        t.update(1, 3, &fp(&[(0, b(10))], &[(1, b(10))]), false, false);
         assert_eq!(t.dats[1].impure.points(), 10);
         assert!(t.dats[1].pure.is_empty());
         assert_eq!(t.history.len(), 2);
+    }
+
+    /// The writes a location's unchanged footprint skips are exactly those that change
+    /// nothing: random loop sequences (boxes that overlap and recur, reads of impure points,
+    /// sets, closures, the end of start-up) recorded with the shortcut and always in full
+    /// leave the same state after every loop.
+    #[test]
+    fn skipping_unchanged_writes_records_what_recording_them_in_full_does() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        // Overlapping boxes, and single points enough to make the lists coarsen.
+        let mut boxes = vec![
+            Bx::new([0, 0, 0], [10, 1, 1]),
+            Bx::new([0, 0, 0], [4, 1, 1]),
+            Bx::new([3, 0, 0], [8, 1, 1]),
+            Bx::new([9, 0, 0], [10, 1, 1]),
+        ];
+        boxes.extend((0..200).map(|x| Bx::new([2 * x, 0, 0], [2 * x + 1, 1, 1])));
+        let n = boxes.len() as u64;
+        let pick = |next: &mut dyn FnMut(u64) -> u64| match next(2) {
+            0 => boxes[next(4) as usize],
+            _ => boxes[next(n) as usize],
+        };
+        let mut skipped = 0;
+        for _ in 0..200 {
+            let (mut fast, mut full) = (tracker(), tracker());
+            let mut last: Vec<Option<Footprint>> = vec![None; 4];
+            for index in 0..600u64 {
+                let loc = next(4) as u32;
+                let f = match next(3) {
+                    0 => fp(
+                        &[(next(2) as u32, pick(&mut next))],
+                        &[(next(2) as u32, pick(&mut next))],
+                    ),
+                    _ => last[loc as usize]
+                        .clone()
+                        .unwrap_or_else(|| fp(&[], &[(1, boxes[0])])),
+                };
+                let same = last[loc as usize].as_ref() == Some(&f);
+                last[loc as usize] = Some(f.clone());
+                let in_closure = next(40) == 0;
+                match next(100) {
+                    0 => {
+                        let bx = pick(&mut next);
+                        fast.on_set(0, bx);
+                        full.on_set(0, bx);
+                    }
+                    1 => {
+                        fast.end_of_init();
+                        full.end_of_init();
+                    }
+                    _ => {}
+                }
+                if index == 30 {
+                    fast.locs.first_pass_recur = Some(index);
+                    full.locs.first_pass_recur = Some(index);
+                }
+                if index == 60 {
+                    fast.drop_init_history();
+                    full.drop_init_history();
+                }
+                let memo = fast.unchanged_at.get(loc as usize) == Some(&fast.epoch);
+                skipped += usize::from(same && memo && !in_closure && index > 60);
+                fast.update(loc, index, &f, in_closure, same);
+                full.update(loc, index, &f, in_closure, false);
+                assert_eq!(fast.dat_states(), full.dat_states(), "after loop {index}");
+                assert_eq!(fast.history, full.history);
+                assert_eq!(fast.last_pure_write, full.last_pure_write);
+                assert_eq!(fast.seen, full.seen);
+            }
+        }
+        assert!(skipped > 10_000, "the shortcut was taken {skipped} times");
     }
 
     #[test]
