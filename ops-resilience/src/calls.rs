@@ -427,11 +427,99 @@ pub struct CallLog {
     /// One record per loop (binary, framed apart from the JSON).
     #[serde(skip)]
     pub(crate) records: Vec<u8>,
-    /// By location id: the shapes its calls had, the latest first. A call site that passes
-    /// other datasets call after call (a halo update for each field) is looked up among its
-    /// own few shapes, not the whole dictionary.
+    /// By location id: the shapes its calls had, the latest first, each with a call of it
+    /// packed where one look reads it. A call site that passes other datasets call after
+    /// call (a halo update for each field) is looked up among its own few shapes, not the
+    /// whole dictionary.
     #[serde(skip)]
-    by_loc: Vec<Vec<u32>>,
+    by_loc: Vec<Vec<Known>>,
+}
+
+/// A shape a location's calls had.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    shape: u32,
+    /// A call of that shape, packed (`None` when it does not fit).
+    packed: Option<Packed>,
+}
+
+impl Known {
+    fn matches(&self, call: &Call<'_>, shapes: &[Shape]) -> bool {
+        match &self.packed {
+            Some(p) => p.is(call),
+            None => shapes[self.shape as usize].matches_at_location(call),
+        }
+    }
+}
+
+/// Most arguments a [`Packed`] call holds (calls with more are matched by shape).
+const PACKED_ARGS: usize = 16;
+
+/// A validated call as [`Shape::matches_at_location`] compares it: block, range, arguments
+/// packed one number each, and the kernel name's address (a static: the same address is the
+/// same name; another address with the same name only misses this, and is matched by shape).
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    block: u32,
+    kernel: (usize, usize),
+    dims: usize,
+    lo: [i32; 3],
+    hi: [i32; 3],
+    nargs: usize,
+    args: [u64; PACKED_ARGS],
+}
+
+impl Packed {
+    /// The packed form of a validated `call`, if it fits.
+    fn of(call: &Call<'_>) -> Option<Packed> {
+        let Args::Plan(a) = call.args else {
+            return None;
+        };
+        let mut args = [0; PACKED_ARGS];
+        for (slot, p) in args.iter_mut().zip(a) {
+            *slot = pack_arg(p)?;
+        }
+        (a.len() <= PACKED_ARGS).then_some(Packed {
+            block: call.block,
+            kernel: (call.kernel.as_ptr() as usize, call.kernel.len()),
+            dims: call.range.dims(),
+            lo: call.range.lo(),
+            hi: call.range.hi(),
+            nargs: a.len(),
+            args,
+        })
+    }
+
+    /// True when `call` is this call again (global constants' values aside).
+    fn is(&self, call: &Call<'_>) -> bool {
+        let Args::Plan(a) = call.args else {
+            return false; // a call before validation: matched by shape
+        };
+        let n = self.dims;
+        let (lo, hi) = (call.range.lo(), call.range.hi());
+        self.block == call.block
+            && self.nargs == a.len()
+            && call.range.dims() == n
+            && (0..n).all(|d| lo[d] == self.lo[d] && hi[d] == self.hi[d])
+            && self.kernel == (call.kernel.as_ptr() as usize, call.kernel.len())
+            && a.iter()
+                .zip(&self.args)
+                .all(|(p, s)| pack_arg(p) == Some(*s))
+    }
+}
+
+/// An argument's shape as one number (`None` for indices too large to pack).
+fn pack_arg(p: &ArgPlan) -> Option<u64> {
+    let pack = |kind: u64, a: usize, b: usize, code: u8| {
+        (a < 1 << 24 && b < 1 << 24)
+            .then(|| kind << 56 | (a as u64) << 32 | (b as u64) << 8 | u64::from(code))
+    };
+    match p {
+        ArgPlan::Dat(d) => pack(1, d.dat.index(), d.stencil.index(), access_code(d.access)),
+        ArgPlan::Global(s) => pack(2, 0, 0, type_code(s.elem_type())),
+        ArgPlan::Reduce { id, op, .. } => pack(3, id.index(), 0, op_code(*op)),
+        ArgPlan::Idx | ArgPlan::None => pack(4, 0, 0, 0),
+    }
 }
 
 fn push_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -485,14 +573,12 @@ impl CallLog {
         }
         let shapes = &self.shapes;
         let here = &mut self.by_loc[l];
-        let hit = here
-            .iter()
-            .position(|&s| shapes[s as usize].matches_at_location(call));
+        let hit = here.iter().position(|k| k.matches(call, shapes));
         let same = hit == Some(0);
         let s = match hit {
             Some(i) => {
                 here[..=i].rotate_right(1);
-                here[0] as usize
+                here[0].shape as usize
             }
             None => {
                 let s = match shapes.iter().position(|sh| sh.matches(call)) {
@@ -505,10 +591,21 @@ impl CallLog {
                         self.shapes.len() - 1
                     }
                 };
-                self.by_loc[l].insert(0, s as u32);
+                let known = Known {
+                    shape: s as u32,
+                    packed: Packed::of(call),
+                };
+                self.by_loc[l].insert(0, known);
                 s
             }
         };
+        self.record_globals(s, call);
+        same
+    }
+
+    /// Adds the record of a call of shape `s`: its number, and its global constants' values
+    /// when they changed since that shape's previous call.
+    fn record_globals(&mut self, s: usize, call: &Call<'_>) {
         let mut bits = [0u64; MAX_ARGS];
         let n = call.globals(&mut bits);
         let last = &mut self.last[s];
@@ -523,7 +620,6 @@ impl CallLog {
             }
         }
         self.loops += 1;
-        same
     }
 
     /// Checks the next logged call against `call`, moving `rd` past it only if they agree.
