@@ -274,8 +274,18 @@ pub fn backward_slice(history: &[HistEntry], mut live: Vec<BoxList>) -> Vec<u64>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A deterministic random source for tests: `next(n)` draws from `0..n`.
+    pub(crate) fn random(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
 
     fn b(x0: i32, x1: i32) -> Bx {
         Bx::new([x0, 0, 0], [x1, 1, 1])
@@ -296,13 +306,7 @@ mod tests {
     /// boxes that overlap, recur and fragment the lists past the size that coarsens them.
     #[test]
     fn a_write_that_changes_nothing_is_one_written_in_full() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = random(0x2545_f491_4f6c_dd1d);
         let mut boxes = vec![b(0, 10), b(0, 4), b(3, 8), b(9, 10), b(0, 400)];
         boxes.extend((0..200).map(|x| b(2 * x, 2 * x + 1)));
         let n = boxes.len() as u64;

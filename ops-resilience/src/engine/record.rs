@@ -414,13 +414,7 @@ mod tests {
     /// leave the same state after every loop.
     #[test]
     fn skipping_unchanged_writes_records_what_recording_them_in_full_does() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::track::tests::random(0x9e37_79b9_7f4a_7c15);
         // Overlapping boxes, and single points enough to make the lists coarsen.
         let mut boxes = vec![
             Bx::new([0, 0, 0], [10, 1, 1]),
