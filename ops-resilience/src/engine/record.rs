@@ -166,9 +166,9 @@ impl Tracker {
         }
     }
 
-    /// Marks the point sets (or what decides purity) changed other than by a loop's write:
-    /// no location's earlier writes may be taken as unchanged.
-    pub fn touch(&mut self) {
+    /// Marks the point sets (or what decides purity) changed: no location's earlier writes
+    /// may be taken as unchanged any more.
+    fn touch(&mut self) {
         self.epoch += 1;
     }
 
