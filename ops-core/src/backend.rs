@@ -273,16 +273,18 @@ pub enum ArgPlan {
 impl ArgPlan {
     /// What the argument passes, as [`Arg::view`](crate::Arg::view) shows it before
     /// validation; `None` for an unused slot.
+    #[inline]
     pub fn view(&self) -> Option<ArgView> {
-        Some(match *self {
+        // By reference: a dataset argument's plan is large, and observers call this per loop.
+        Some(match self {
             ArgPlan::None => return None,
             ArgPlan::Dat(d) => ArgView::Dat {
                 dat: d.dat,
                 stencil: d.stencil,
                 access: d.access,
             },
-            ArgPlan::Global(s) => ArgView::Global(s),
-            ArgPlan::Reduce { id, op, .. } => ArgView::Reduce { id, op },
+            ArgPlan::Global(s) => ArgView::Global(*s),
+            ArgPlan::Reduce { id, op, .. } => ArgView::Reduce { id: *id, op: *op },
             ArgPlan::Idx => ArgView::Idx,
         })
     }

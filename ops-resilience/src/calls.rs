@@ -90,6 +90,26 @@ fn show_bits(ty: u8, bits: u64) -> String {
 }
 
 impl ArgShape {
+    /// The shape as one number, for [`Packed`] calls (`None` for indices too large to pack).
+    #[inline]
+    fn packed(&self) -> Option<u64> {
+        let pack = |kind: u64, a: u32, b: u32, code: u8| {
+            (a < 1 << 24 && b < 1 << 24)
+                .then(|| kind << 56 | u64::from(a) << 32 | u64::from(b) << 8 | u64::from(code))
+        };
+        match *self {
+            ArgShape::Dat {
+                dat,
+                stencil,
+                access,
+            } => pack(1, dat, stencil, access),
+            ArgShape::Global { ty } => pack(2, 0, 0, ty),
+            ArgShape::Reduce { id, op } => pack(3, id, 0, op),
+            ArgShape::Idx => pack(4, 0, 0, 0),
+        }
+    }
+
+    #[inline]
     fn of(v: ArgView) -> ArgShape {
         match v {
             ArgView::Dat {
@@ -109,60 +129,6 @@ impl ArgShape {
                 op: op_code(op),
             },
             ArgView::Idx => ArgShape::Idx,
-        }
-    }
-
-    /// [`ArgShape::matches`] for a validated argument, read where it lies.
-    #[inline]
-    fn matches_plan(&self, p: &ArgPlan) -> bool {
-        match (self, p) {
-            (
-                ArgShape::Dat {
-                    dat,
-                    stencil,
-                    access,
-                },
-                ArgPlan::Dat(d),
-            ) => {
-                *dat as usize == d.dat.index()
-                    && *stencil as usize == d.stencil.index()
-                    && *access == access_code(d.access)
-            }
-            (ArgShape::Global { ty }, ArgPlan::Global(s)) => *ty == type_code(s.elem_type()),
-            (ArgShape::Reduce { id, op }, ArgPlan::Reduce { id: i, op: o, .. }) => {
-                *id as usize == i.index() && *op == op_code(*o)
-            }
-            (ArgShape::Idx, ArgPlan::Idx | ArgPlan::None) => true,
-            _ => false,
-        }
-    }
-
-    /// True when `v` has this shape (a global constant's value aside).
-    #[inline]
-    fn matches(&self, v: ArgView) -> bool {
-        match (self, v) {
-            (
-                ArgShape::Dat {
-                    dat,
-                    stencil,
-                    access,
-                },
-                ArgView::Dat {
-                    dat: d,
-                    stencil: s,
-                    access: a,
-                },
-            ) => {
-                *dat as usize == d.index()
-                    && *stencil as usize == s.index()
-                    && *access == access_code(a)
-            }
-            (ArgShape::Global { ty }, ArgView::Global(s)) => *ty == type_code(s.elem_type()),
-            (ArgShape::Reduce { id, op }, ArgView::Reduce { id: i, op: o }) => {
-                *id as usize == i.index() && *op == op_code(o)
-            }
-            (ArgShape::Idx, ArgView::Idx) => true,
-            _ => false,
         }
     }
 }
@@ -213,6 +179,7 @@ impl<'a> Call<'a> {
         }
     }
 
+    #[inline]
     fn arg(&self, k: usize) -> ArgView {
         match self.args {
             Args::Plan(a) => a[k].view().unwrap_or(ArgView::Idx),
@@ -264,14 +231,11 @@ impl<'a> Call<'a> {
 
     /// True when every argument has the shape in `shapes` at its position.
     fn args_match(&self, shapes: &[ArgShape]) -> bool {
-        match self.args {
-            Args::Plan(a) => {
-                a.len() == shapes.len() && shapes.iter().zip(a).all(|(s, p)| s.matches_plan(p))
-            }
-            Args::Raw(a) => {
-                a.len() == shapes.len() && shapes.iter().zip(a).all(|(s, r)| s.matches(r.view()))
-            }
-        }
+        self.nargs() == shapes.len()
+            && shapes
+                .iter()
+                .enumerate()
+                .all(|(k, s)| ArgShape::of(self.arg(k)) == *s)
     }
 }
 
@@ -425,8 +389,12 @@ pub struct CallLog {
     /// Loops recorded.
     loops: u64,
     /// One record per loop (binary, framed apart from the JSON).
+    /// Only ever appended to (`deflated` relies on it).
     #[serde(skip)]
     pub(crate) records: Vec<u8>,
+    /// The records deflated as far as a checkpoint needed them.
+    #[serde(skip)]
+    deflated: crate::deflate_log::GrowingDeflate,
     /// By location id: the shapes its calls had, the latest first, each with a call of it
     /// packed where one look reads it. A call site that passes other datasets call after
     /// call (a halo update for each field) is looked up among its own few shapes, not the
@@ -476,8 +444,8 @@ impl Packed {
             return None;
         };
         let mut args = [0; PACKED_ARGS];
-        for (slot, p) in args.iter_mut().zip(a) {
-            *slot = pack_arg(p)?;
+        for (k, slot) in args.iter_mut().enumerate().take(a.len()) {
+            *slot = ArgShape::of(call.arg(k)).packed()?;
         }
         (a.len() <= PACKED_ARGS).then_some(Packed {
             block: call.block,
@@ -502,23 +470,7 @@ impl Packed {
             && call.range.dims() == n
             && (0..n).all(|d| lo[d] == self.lo[d] && hi[d] == self.hi[d])
             && self.kernel == (call.kernel.as_ptr() as usize, call.kernel.len())
-            && a.iter()
-                .zip(&self.args)
-                .all(|(p, s)| pack_arg(p) == Some(*s))
-    }
-}
-
-/// An argument's shape as one number (`None` for indices too large to pack).
-fn pack_arg(p: &ArgPlan) -> Option<u64> {
-    let pack = |kind: u64, a: usize, b: usize, code: u8| {
-        (a < 1 << 24 && b < 1 << 24)
-            .then(|| kind << 56 | (a as u64) << 32 | (b as u64) << 8 | u64::from(code))
-    };
-    match p {
-        ArgPlan::Dat(d) => pack(1, d.dat.index(), d.stencil.index(), access_code(d.access)),
-        ArgPlan::Global(s) => pack(2, 0, 0, type_code(s.elem_type())),
-        ArgPlan::Reduce { id, op, .. } => pack(3, id.index(), 0, op_code(*op)),
-        ArgPlan::Idx | ArgPlan::None => pack(4, 0, 0, 0),
+            && (0..a.len()).all(|k| ArgShape::of(call.arg(k)).packed() == Some(self.args[k]))
     }
 }
 
@@ -561,6 +513,17 @@ impl CallLog {
     /// Bytes of the records.
     pub fn record_bytes(&self) -> usize {
         self.records.len()
+    }
+
+    /// Deflates the records added since the last call (before a checkpoint takes the log).
+    pub(crate) fn deflate_new_records(&mut self) {
+        self.deflated.feed(&self.records);
+    }
+
+    /// The records, deflated (whole, unless [`CallLog::deflate_new_records`] brought the
+    /// stream up to them).
+    pub(crate) fn deflated_records(&self) -> std::borrow::Cow<'_, [u8]> {
+        self.deflated.stream_of(&self.records)
     }
 
     /// Records the call of loop location `loc` (ids as the tracker's). `ops` names what a new
@@ -757,7 +720,7 @@ fn first_difference(shape: &Shape, call: &Call<'_>) -> Difference {
         return Difference::Arity(shape.args.len());
     }
     let k = (0..call.nargs())
-        .find(|&k| !shape.args[k].matches(call.arg(k)))
+        .find(|&k| ArgShape::of(call.arg(k)) != shape.args[k])
         .unwrap_or(0);
     Difference::Arg(k, ArgShapeSaved(shape.args[k].clone()))
 }

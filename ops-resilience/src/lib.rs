@@ -41,6 +41,7 @@ mod boxes;
 mod calls;
 mod collective;
 mod config;
+mod deflate_log;
 pub mod diags;
 mod engine;
 mod error;

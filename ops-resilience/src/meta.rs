@@ -39,7 +39,7 @@ pub struct DatState {
 }
 
 /// The tracker's state when a region opened (before the region's first loop).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TrackerState {
     /// Per dataset, in declaration order (history entries refer to these indices).
     pub dats: Vec<DatState>,
@@ -184,7 +184,7 @@ impl InputPrint {
 pub fn frame(meta: &CkptMeta, user: &[u8]) -> Vec<u8> {
     let json = serde_json::to_vec(meta).expect("meta serialises");
     // A time loop's calls repeat pass after pass: deflated, the log is a small fraction.
-    let records = &miniz_oxide::deflate::compress_to_vec(&meta.state.calls.records, 6);
+    let records = &meta.state.calls.deflated_records();
     let mut out = Vec::with_capacity(24 + json.len() + records.len() + user.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
@@ -284,5 +284,38 @@ mod tests {
         };
         let (m, _) = unframe(&frame(&ff, b"")).unwrap();
         assert_eq!(m.fast_forward, ff.fast_forward);
+    }
+
+    #[test]
+    fn a_call_log_deflated_as_it_grows_frames_its_records() {
+        let mut meta = CkptMeta {
+            version: META_VERSION,
+            replay: vec![],
+            region_end: 0,
+            state: TrackerState::default(),
+            resilient: None,
+            inputs: vec![],
+            reductions: vec![],
+            fast_forward: None,
+        };
+        let mut live = CallLog::default();
+        for checkpoint in 0..6u32 {
+            for i in 0..20_000 * checkpoint {
+                live.records.push((i % 13) as u8 ^ (checkpoint as u8 & 1));
+            }
+            live.deflate_new_records();
+            // The checkpoint takes a copy, as the engine does, and frames it later.
+            meta.state.calls = live.clone();
+            let (m, _) = unframe(&frame(&meta, b"")).unwrap();
+            assert_eq!(
+                m.state.calls.records, live.records,
+                "checkpoint {checkpoint}"
+            );
+        }
+        // Records added after the last deflation are framed too (deflated whole).
+        live.records.extend_from_slice(b"more");
+        meta.state.calls = live.clone();
+        let (m, _) = unframe(&frame(&meta, b"")).unwrap();
+        assert_eq!(m.state.calls.records, live.records);
     }
 }

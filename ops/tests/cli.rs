@@ -30,12 +30,17 @@ impl Drop for Scratch {
 }
 
 fn heat(out: &Path, args: &[&str]) -> Command {
+    heat_sized("24", "25", out, args)
+}
+
+/// [`heat`] on `n` x `n` cells for `steps` steps.
+fn heat_sized(n: &str, steps: &str, out: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(BIN);
     c.args([
         "--n",
-        "24",
+        n,
         "--steps",
-        "25",
+        steps,
         "--ops-backend",
         "rayon",
         "--ops-threads",
@@ -121,6 +126,38 @@ fn sigkill_at_loops_then_restart_is_bitwise_identical() {
         }
     }
     assert!(restored >= 6, "only {restored} restarts found a checkpoint");
+}
+
+/// A long run's logs are kept in shared pieces (values) and deflated as they grow (calls): a
+/// restart late in a run reads them across many pieces and checkpoints.
+#[test]
+fn a_late_restart_of_a_long_run_is_bitwise_identical() {
+    let s = Scratch::new("long");
+    let (n, steps) = ("8", "3000");
+    let want = s.path("ref.txt");
+    let o = run(heat_sized(n, steps, &want, &[]));
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = s.path("ck");
+    let dir = dir.to_str().unwrap();
+    for (mode, kill) in [("blocking", 24_000), ("thread", 26_500)] {
+        let _ = std::fs::remove_dir_all(dir);
+        let out = s.path("out.txt");
+        let mut flags = ckpt_flags(dir, mode);
+        flags[5] = "100";
+        let mut c = heat_sized(n, steps, &out, &flags);
+        c.env("OPS_INJECT_FAILURE", format!("loop:{kill}"));
+        let o = run(c);
+        assert_eq!(o.status.signal(), Some(9), "loop:{kill}: {}", text(&o));
+        flags.push("--ops-restart");
+        let o = run(heat_sized(n, steps, &out, &flags));
+        let t = text(&o);
+        assert!(o.status.success(), "restart after loop:{kill}: {t}");
+        assert!(t.contains("restored checkpoint"), "{t}");
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&want).unwrap(),
+            "{mode}, killed before loop {kill}: the restarted run differs\n{t}"
+        );
+    }
 }
 
 #[test]

@@ -326,6 +326,8 @@ impl Resilience {
             .add_targets(&mut region, resilient.is_some(), true);
         self.ck.last_ckpt_occ = self.ck.target_occ;
         self.ck.manual = false;
+        // The log is deflated as it grows, here, so the checkpoint deflates only what is new.
+        self.track.calls.deflate_new_records();
         let open = Open {
             region,
             sequence,
@@ -593,7 +595,7 @@ impl Resilience {
         } else {
             backward_slice(&open.history, live)
         };
-        let mut state = open.state.clone();
+        let mut state = std::mem::take(&mut open.state);
         state.history = std::mem::take(&mut open.history);
         let meta = CkptMeta {
             version: META_VERSION,

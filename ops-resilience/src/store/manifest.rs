@@ -117,7 +117,7 @@ pub(crate) fn version_mismatch(found: u64) -> String {
 pub(crate) fn queries_crc(queries: &QueryLog, payload: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
     h.update(&(queries.len() as u64).to_le_bytes());
-    h.update(queries.records());
+    queries.hash_into(&mut h);
     h.update(&(payload.len() as u64).to_le_bytes());
     h.update(payload);
     h.finalize()
@@ -128,7 +128,7 @@ pub(crate) fn file_crc(path: &std::path::Path) -> std::io::Result<u32> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
     let mut h = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; 1 << 20];
+    let mut buf = vec![0u8; 64 << 10];
     loop {
         let n = f.read(&mut buf)?;
         if n == 0 {

@@ -16,7 +16,7 @@ const QUEUE: usize = 1;
 
 enum Job {
     /// A checkpoint and its regions still on their way from the device.
-    Write(Checkpoint, Vec<PendingRegion>),
+    Write(Box<Checkpoint>, Vec<PendingRegion>),
     /// Answered once every job before it is done.
     Flush(mpsc::Sender<()>),
 }
@@ -147,7 +147,7 @@ impl CheckpointStore for ThreadStore {
         let sequence = checkpoint.meta.sequence;
         let path = self.reader.path_for(sequence);
         let start = Instant::now();
-        self.send(Job::Write(checkpoint, pending))?;
+        self.send(Job::Write(Box::new(checkpoint), pending))?;
         let stall = start.elapsed();
         self.stalls.insert(sequence, stall);
         self.last_sequence = Some(sequence);

@@ -26,9 +26,14 @@ use super::{LoggedQuery, StoreError};
 
 /// The values handed to the program (reduction results, fetched boxes), in order, kept as
 /// the value log file's records: about 30 bytes per reduction result where a decoded
-/// [`LoggedQuery`] takes some 120 and two allocations. The records are shared: a clone (a
-/// checkpoint taking its history) costs nothing and the next value logged copies them once,
-/// so a checkpoint's history costs bytes copied, never a record decoded or allocated.
+/// [`LoggedQuery`] takes some 120 and two allocations.
+///
+/// A checkpoint takes the whole log as its history, and a run checkpoints many times: the
+/// records are kept in pieces of about [`PIECE`] bytes that, once full, never change and are
+/// shared by the log and every history taken from it. Taking a history (a clone) copies the
+/// list of pieces and the unfilled last one; nothing a checkpoint does with its history
+/// (telling that it extends an older one, its checksum) reads the shared pieces again, so a
+/// checkpoint costs the same at the end of a long run as at its start.
 ///
 /// ```
 /// use ops_core::ElemType;
@@ -49,10 +54,40 @@ use super::{LoggedQuery, StoreError};
 ///     }]
 /// );
 /// ```
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct QueryLog {
-    records: std::sync::Arc<Vec<u8>>,
+    /// Full pieces, whole records each, in order.
+    full: Vec<Piece>,
+    /// The records after the full pieces (fewer than [`PIECE`] bytes between pushes).
+    tail: Vec<u8>,
+    /// Bytes in the full pieces.
+    full_len: usize,
     count: usize,
+}
+
+/// Bytes after which the last piece of a [`QueryLog`] is full and shared from then on.
+pub const PIECE: usize = 64 << 10;
+
+/// A full piece of a [`QueryLog`]: shared, never changed.
+#[derive(Clone)]
+struct Piece {
+    /// Where the piece starts in the log.
+    start: usize,
+    bytes: std::sync::Arc<[u8]>,
+    /// CRC-32 of `bytes`, kept so that a history's checksum reads only its last piece.
+    crc: crc32fast::Hasher,
+}
+
+impl Piece {
+    fn new(start: usize, bytes: Vec<u8>) -> Piece {
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&bytes);
+        Piece {
+            start,
+            bytes: bytes.into(),
+            crc,
+        }
+    }
 }
 
 impl std::fmt::Debug for QueryLog {
@@ -61,18 +96,24 @@ impl std::fmt::Debug for QueryLog {
             f,
             "QueryLog({} values, {} bytes)",
             self.count,
-            self.records.len()
+            self.byte_len()
         )
     }
 }
 
+/// Two logs are equal when they hold the same records.
+impl PartialEq for QueryLog {
+    fn eq(&self, other: &Self) -> bool {
+        self.count == other.count && self.byte_len() == other.byte_len() && other.extends(self)
+    }
+}
+
+impl Eq for QueryLog {}
+
 impl QueryLog {
     /// The log of `queries`.
     pub fn of(queries: &[LoggedQuery]) -> QueryLog {
-        QueryLog {
-            records: std::sync::Arc::new(encode_queries(queries)),
-            count: queries.len(),
-        }
+        QueryLog::from_checked(encode_queries(queries), queries.len())
     }
 
     /// The log whose records are `records` (the bytes of a value log file's prefix), checked to
@@ -84,24 +125,38 @@ impl QueryLog {
 
     /// [`QueryLog::from_records`] for records already checked.
     pub(crate) fn from_checked(records: Vec<u8>, count: usize) -> QueryLog {
-        QueryLog {
-            records: std::sync::Arc::new(records),
+        let mut log = QueryLog {
             count,
+            ..QueryLog::default()
+        };
+        if !records.is_empty() {
+            log.full_len = records.len();
+            log.full.push(Piece::new(0, records));
         }
+        log
     }
 
     /// Logs a reduction result (`value`: the little-endian bytes of `elem`).
     pub fn push_reduction(&mut self, name: &str, elem: ops_core::ElemType, value: &[u8]) {
-        let records = std::sync::Arc::make_mut(&mut self.records);
-        super::wire::encode_reduction(records, name, elem, value);
-        self.count += 1;
+        super::wire::encode_reduction(&mut self.tail, name, elem, value);
+        self.pushed();
     }
 
     /// Logs a fetched box of dataset `dat`.
     pub fn push_fetch(&mut self, dat: &str, value: &[u8]) {
-        let records = std::sync::Arc::make_mut(&mut self.records);
-        super::wire::encode_fetch(records, dat, value);
+        super::wire::encode_fetch(&mut self.tail, dat, value);
+        self.pushed();
+    }
+
+    /// A record was appended to the tail: counts it, and shares the tail once it is full.
+    fn pushed(&mut self) {
         self.count += 1;
+        if self.tail.len() >= PIECE {
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(PIECE + 64));
+            let start = self.full_len;
+            self.full_len += full.len();
+            self.full.push(Piece::new(start, full));
+        }
     }
 
     /// Values logged.
@@ -114,15 +169,76 @@ impl QueryLog {
         self.count == 0
     }
 
-    /// The records, as the value log file holds them.
-    pub fn records(&self) -> &[u8] {
-        &self.records
+    /// Bytes of the records.
+    pub fn byte_len(&self) -> usize {
+        self.full_len + self.tail.len()
+    }
+
+    /// The records, as the value log file holds them, in pieces (each whole records).
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        self.full
+            .iter()
+            .map(|p| &p.bytes[..])
+            .chain(std::iter::once(&self.tail[..]))
+            .filter(|b| !b.is_empty())
+    }
+
+    /// The records from byte `offset` on, in pieces.
+    pub(crate) fn pieces_from(&self, offset: usize) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.pieces().filter_map(move |b| {
+            let (s, e) = (start, start + b.len());
+            start = e;
+            (e > offset).then(|| &b[offset.saturating_sub(s)..])
+        })
+    }
+
+    /// The records, in one piece (copied).
+    pub fn to_records(&self) -> Vec<u8> {
+        self.pieces().collect::<Vec<_>>().concat()
+    }
+
+    /// Feeds the records to `h`. A full piece adds its kept checksum (crc32fast combines them
+    /// without reading the bytes again).
+    pub(crate) fn hash_into(&self, h: &mut crc32fast::Hasher) {
+        for p in &self.full {
+            h.combine(&p.crc);
+        }
+        h.update(&self.tail);
     }
 
     /// True when `older`'s values are the first values of this log (the encoding is length
-    /// prefixed, so a byte prefix is a prefix of whole records).
+    /// prefixed, so a byte prefix is a prefix of whole records). Pieces the two share are not
+    /// read.
     pub fn extends(&self, older: &QueryLog) -> bool {
-        older.count <= self.count && self.records.starts_with(&older.records)
+        if older.count > self.count || older.byte_len() > self.byte_len() {
+            return false;
+        }
+        let shared = self
+            .full
+            .iter()
+            .zip(&older.full)
+            .take_while(|(a, b)| std::sync::Arc::ptr_eq(&a.bytes, &b.bytes))
+            .count();
+        let from = older.full.get(shared).map_or(older.full_len, |p| p.start);
+        let mut mine = self.pieces_from(from);
+        let mut left: &[u8] = &[];
+        for mut theirs in older.pieces_from(from) {
+            while !theirs.is_empty() {
+                if left.is_empty() {
+                    match mine.next() {
+                        Some(b) => left = b,
+                        None => return false,
+                    }
+                }
+                let n = left.len().min(theirs.len());
+                if left[..n] != theirs[..n] {
+                    return false;
+                }
+                (left, theirs) = (&left[n..], &theirs[n..]);
+            }
+        }
+        true
     }
 
     /// Value number `i`, whose record starts at byte `pos`; `None` past the end. For reading
@@ -131,13 +247,22 @@ impl QueryLog {
         if i >= self.count {
             return Ok(None);
         }
-        super::wire::query_at(&self.records, pos, i).map(Some)
+        // Records never straddle pieces: the piece holding `pos` holds the record.
+        let (start, piece) = if pos >= self.full_len {
+            (self.full_len, &self.tail[..])
+        } else {
+            let k = self.full.partition_point(|p| p.start <= pos) - 1;
+            (self.full[k].start, &self.full[k].bytes[..])
+        };
+        let mut r = super::wire::query_at(piece, pos - start, i)?;
+        r.next += start;
+        Ok(Some(r))
     }
 
     /// The values, decoded (an error only for a log built from damaged records, which
     /// [`QueryLog::from_records`] refuses).
     pub fn decode(&self) -> Result<Vec<LoggedQuery>, String> {
-        decode_queries(&self.records, self.count)
+        decode_queries(&self.to_records(), self.count)
     }
 }
 
@@ -216,19 +341,21 @@ impl ValueLog {
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         let w = match written.take() {
             Some(mut w) if queries.extends(&w.history) => {
-                let bytes = &queries.records()[w.history.records().len()..];
-                if !bytes.is_empty() {
+                let old = w.history.byte_len();
+                if queries.byte_len() > old {
                     let path = self.dir.join(&w.file);
                     OpenOptions::new()
                         .append(true)
                         .open(&path)
                         .and_then(|mut f| {
-                            f.write_all(bytes)?;
+                            for bytes in queries.pieces_from(old) {
+                                f.write_all(bytes)?;
+                                w.crc.update(bytes);
+                            }
                             f.sync_data()
                         })
                         .map_err(io_err(&path))?;
-                    w.crc.update(bytes);
-                    w.len += bytes.len() as u64;
+                    w.len = queries.byte_len() as u64;
                     w.history = queries.clone();
                 }
                 w
@@ -244,16 +371,15 @@ impl ValueLog {
                 let file = format!("{}{}", self.prefix, newest + 1);
                 let path = self.dir.join(&file);
                 let tmp = self.dir.join(format!("{file}.tmp"));
-                let bytes = queries.records();
-                write_file(&tmp, &path, bytes).inspect_err(|_| {
+                write_file(&tmp, &path, &queries.to_records()).inspect_err(|_| {
                     let _ = std::fs::remove_file(&tmp);
                 })?;
                 let mut crc = crc32fast::Hasher::new();
-                crc.update(bytes);
+                queries.hash_into(&mut crc);
                 Written {
                     file,
                     history: queries.clone(),
-                    len: bytes.len() as u64,
+                    len: queries.byte_len() as u64,
                     crc,
                 }
             }
@@ -361,16 +487,81 @@ mod tests {
         assert_eq!(log.len(), 7);
         assert_eq!(log.decode().unwrap(), queries);
         assert_eq!(log, QueryLog::of(&queries));
-        assert_eq!(log.records(), encode_queries(&queries));
+        assert_eq!(log.to_records(), encode_queries(&queries));
         assert!(QueryLog::default().decode().unwrap().is_empty());
         assert!(log.extends(&QueryLog::of(&queries[..3])));
         assert!(!log.extends(&QueryLog::of(&queries[1..3])));
-        assert_eq!(
-            QueryLog::from_records(log.records().to_vec(), 7),
-            Ok(log.clone())
-        );
-        let e = QueryLog::from_records(log.records()[..20].to_vec(), 7).unwrap_err();
+        assert_eq!(QueryLog::from_records(log.to_records(), 7), Ok(log.clone()));
+        let e = QueryLog::from_records(log.to_records()[..20].to_vec(), 7).unwrap_err();
         assert!(e.starts_with("query "), "{e}");
+    }
+
+    #[test]
+    fn histories_share_the_full_pieces_and_read_as_the_records() {
+        let mut log = QueryLog::default();
+        let mut all = Vec::new();
+        let mut histories = Vec::new();
+        for k in 0..40_000u32 {
+            let x = q((k % 9) as u8);
+            match &x {
+                LoggedQuery::Reduction { name, elem, bytes } => {
+                    log.push_reduction(name, *elem, bytes)
+                }
+                LoggedQuery::Fetch { dat, bytes } => log.push_fetch(dat, bytes),
+            }
+            all.push(x);
+            if k % 7_000 == 0 {
+                histories.push((log.clone(), all.len()));
+            }
+        }
+        assert!(log.full.len() > 4, "{} pieces", log.full.len());
+        let bytes = encode_queries(&all);
+        assert_eq!(log.to_records(), bytes);
+        for (h, n) in &histories {
+            // The history's full pieces are the log's, not copies; only its tail is its own.
+            assert!(h.full.len() <= log.full.len() && h.tail.len() < PIECE);
+            for (a, b) in h.full.iter().zip(&log.full) {
+                assert!(std::sync::Arc::ptr_eq(&a.bytes, &b.bytes));
+            }
+            assert!(log.extends(h) && !h.extends(&log));
+            assert_eq!(h.to_records(), encode_queries(&all[..*n]));
+            let mut crc = crc32fast::Hasher::new();
+            h.hash_into(&mut crc);
+            assert_eq!(crc.finalize(), crc32fast::hash(&h.to_records()));
+        }
+        // The same records built apart (no piece shared) still extend, and one byte changed
+        // does not.
+        let (h, n) = &histories[3];
+        let apart = QueryLog::of(&all[..*n]);
+        assert!(log.extends(&apart) && apart == *h);
+        let mut changed = apart.to_records();
+        let at = changed.len() - 5;
+        changed[at] ^= 1;
+        let changed = QueryLog::from_checked(changed, *n);
+        assert!(!log.extends(&changed) && changed != *h);
+        // Read in order, record by record, across the pieces.
+        let (mut pos, mut read) = (0, 0);
+        while let Some(r) = log.at(pos, read).unwrap() {
+            let want = match &all[read] {
+                LoggedQuery::Reduction { name, bytes, .. } => (name, bytes),
+                LoggedQuery::Fetch { dat, bytes } => (dat, bytes),
+            };
+            assert_eq!((r.name, r.bytes), (want.0.as_str(), want.1.as_slice()));
+            (pos, read) = (r.next, read + 1);
+        }
+        assert_eq!((pos, read), (bytes.len(), all.len()));
+        for offset in [
+            0,
+            1,
+            PIECE - 1,
+            PIECE,
+            PIECE + 1,
+            bytes.len() - 1,
+            bytes.len(),
+        ] {
+            let tail: Vec<u8> = log.pieces_from(offset).collect::<Vec<_>>().concat();
+            assert_eq!(tail, bytes[offset..], "from {offset}");
+        }
     }
 
     #[test]

@@ -161,7 +161,7 @@ pub(crate) fn check_queries(bytes: &[u8], count: usize) -> Result<(), String> {
 fn encoded_len(ck: &Checkpoint) -> usize {
     let m = &ck.meta;
     let mut n = 8 + 4 + 8 * 7 + m.app.len() + m.location.len() + m.backend.len() + 8;
-    n += 8 + ck.queries.records().len();
+    n += 8 + ck.queries.byte_len();
     n += 8 + ck.payload.len() + 8;
     for d in &ck.dats {
         n += 8 + d.name.len() + 1 + 8 + 8;
@@ -188,7 +188,9 @@ pub fn encode(ck: &Checkpoint) -> Vec<u8> {
     w.u64(m.ranks as u64);
     // The records are the queries' encodings one after another.
     w.u64(ck.queries.len() as u64);
-    w.0.extend_from_slice(ck.queries.records());
+    for piece in ck.queries.pieces() {
+        w.0.extend_from_slice(piece);
+    }
     w.bytes(&ck.payload);
     w.u64(ck.dats.len() as u64);
     for d in &ck.dats {
