@@ -29,7 +29,7 @@ use super::{LoggedQuery, StoreError};
 /// [`LoggedQuery`] takes some 120 and two allocations.
 ///
 /// A checkpoint takes the whole log as its history, and a run checkpoints many times: the
-/// records are kept in pieces of about [`PIECE`] bytes that, once full, never change and are
+/// records are kept in pieces of about 64 kB that, once full, never change and are
 /// shared by the log and every history taken from it. Taking a history (a clone) copies the
 /// list of pieces and the unfilled last one; nothing a checkpoint does with its history
 /// (telling that it extends an older one, its checksum) reads the shared pieces again, so a
@@ -58,7 +58,7 @@ use super::{LoggedQuery, StoreError};
 pub struct QueryLog {
     /// Full pieces, whole records each, in order.
     full: Vec<Piece>,
-    /// The records after the full pieces (fewer than [`PIECE`] bytes between pushes).
+    /// The records after the full pieces (fewer than `PIECE` bytes between pushes).
     tail: Vec<u8>,
     /// Bytes in the full pieces.
     full_len: usize,
@@ -66,7 +66,7 @@ pub struct QueryLog {
 }
 
 /// Bytes after which the last piece of a [`QueryLog`] is full and shared from then on.
-pub const PIECE: usize = 64 << 10;
+const PIECE: usize = 64 << 10;
 
 /// A full piece of a [`QueryLog`]: shared, never changed.
 #[derive(Clone)]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# What the resilience tracker costs in instructions when no checkpoint is due, counted exactly by
+# callgrind: each program once with checkpointing off and once tracked (diagnostics only, no
+# store), on one thread (the seq backend). Unlike `scripts/tracking-overhead.sh`, whose times
+# move by several per cent with the machine's load, the counts are the same on every run; they
+# leave out what instructions do not show (cache misses, stalls), so the two scripts complement
+# each other. Prints per program: both counts, the difference per loop and as a share of the run.
+#
+#   bash scripts/tracking-instructions.sh            # all three programs (CloverLeaf takes minutes)
+#   bash scripts/tracking-instructions.sh heat tea   # a selection: clover, tea, heat
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || {
+  echo "tracking-instructions: needs valgrind (apt-get install valgrind)" >&2
+  exit 1
+}
+which=("$@")
+[ ${#which[@]} -gt 0 ] || which=(heat tea clover)
+# Valgrind does not decode AVX-512: this build targets x86-64-v3, in its own directory.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/callgrind}"
+RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release -q -p cloverleaf -p tealeaf -p ops
+bin="$CARGO_TARGET_DIR/release"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Instructions of one run of the command (valgrind's summary on stderr).
+count() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : //p'
+}
+
+measure() {
+  local label="$1"
+  shift
+  local off on
+  off="$(count "$@")"
+  on="$(count "$@" --ops-diags-json "$tmp/diags.json")"
+  python3 - "$label" "$off" "$on" "$tmp/diags.json" <<'PY'
+import json, sys
+label, off, on, diags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+loops = json.load(open(diags))["loops"]
+print(f"{label:<44} off {off:>15,}  tracked {on:>15,}  "
+      f"{(on - off) / loops:7.0f} per loop ({loops:,} loops)  {100 * (on / off - 1):+6.2f} %")
+PY
+}
+
+for w in "${which[@]}"; do
+  case "$w" in
+    heat) measure "ops-heat 64x64, 20000 steps" \
+      "$bin/ops-heat" --n 64 --steps 20000 --ops-backend seq ;;
+    tea) measure "TeaLeaf tea_bm_2 (250x250)" \
+      "$bin/tealeaf" apps/tealeaf/decks/tea_bm_2.in --ops-backend seq ;;
+    clover) measure "CloverLeaf 960x960, 87 steps" \
+      "$bin/cloverleaf" --no-progress --ops-backend seq ;;
+    *) echo "tracking-instructions: unknown program '$w' (clover, tea, heat)" >&2; exit 2 ;;
+  esac
+done
