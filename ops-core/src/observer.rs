@@ -16,6 +16,10 @@
 //! [`LoopObserver::take_error`] whether the hook refused the call: if so, the runtime call
 //! (`par_loop`, `reduction_result`, `fetch_*`, `set_*`, `finish`) returns that error.
 //!
+//! [`LoopObserver::skip_unvalidated`] and [`LoopObserver::after_loop`] are optional: an
+//! observer that needs them only now and then (the resilience layer, while replaying) says so
+//! with [`Runtime::set_hooks`], and the other loops are spared the calls.
+//!
 //! Observers are `Any`, so code that installed one can reach it again through
 //! [`Ops::observer_mut`] and [`Ops::with_observer`] (the resilience layer's user API does
 //! this).
@@ -92,6 +96,34 @@ impl<'a> Runtime<'a> {
     /// The value must have the reduction's type.
     pub fn set_reduction_value(&mut self, index: usize, value: Scalar) -> Result<()> {
         self.ops.set_reduction_value(index, value)
+    }
+
+    /// Says which optional hooks to call from the next loop on (all, until an observer says
+    /// otherwise; installing an observer calls all again). An observer that needs
+    /// [`LoopObserver::skip_unvalidated`] or [`LoopObserver::after_loop`] only now and then
+    /// spares every other loop the calls.
+    pub fn set_hooks(&mut self, hooks: Hooks) {
+        self.ops.hooks = hooks;
+    }
+}
+
+/// The optional hooks of a [`LoopObserver`] the runtime calls ([`Runtime::set_hooks`]); the
+/// others are always called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hooks {
+    /// [`LoopObserver::skip_unvalidated`], first in every `par_loop`.
+    pub skip_unvalidated: bool,
+    /// [`LoopObserver::after_loop`], after every loop.
+    pub after_loop: bool,
+}
+
+/// Every hook called.
+impl Default for Hooks {
+    fn default() -> Self {
+        Hooks {
+            skip_unvalidated: true,
+            after_loop: true,
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::handles::{
     Stencil, StencilId,
 };
 use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
-use crate::observer::{LoopAction, LoopObserver, Query, Runtime};
+use crate::observer::{Hooks, LoopAction, LoopObserver, Query, Runtime};
 use crate::profile::{self, LoopProfile};
 
 static NEXT_RT: AtomicU32 = AtomicU32::new(1);
@@ -84,6 +84,8 @@ pub struct Ops {
     pub(crate) stencils: Vec<StencilInfo>,
     pub(crate) reductions: Vec<ReductionInfo>,
     observer: Option<Box<dyn LoopObserver>>,
+    /// Which optional hooks the observer wants called ([`Runtime::set_hooks`]).
+    pub(crate) hooks: Hooks,
     /// Set once [`LoopObserver::finish`] ran (by `finish` or on drop).
     finished: bool,
     profiles: Vec<LoopProfile>,
@@ -172,6 +174,7 @@ impl Ops {
             stencils: Vec::new(),
             reductions: Vec::new(),
             observer: None,
+            hooks: Hooks::default(),
             finished: false,
             profiles: Vec::new(),
             profile_index: HashMap::new(),
@@ -881,6 +884,7 @@ impl Ops {
         &mut self,
         observer: Option<Box<dyn LoopObserver>>,
     ) -> Option<Box<dyn LoopObserver>> {
+        self.hooks = Hooks::default();
         std::mem::replace(&mut self.observer, observer)
     }
 
@@ -1185,7 +1189,11 @@ impl Ops {
     /// Every loop, the application's and the runtime's own (boundary fills), goes through
     /// here: the observer's look before validation, validation, dispatch, profiling.
     pub(crate) fn run_loop(&mut self, req: LoopRequest<'_>) -> Result<()> {
-        if let Some(o) = self.observer.as_mut() {
+        if let Some(o) = self
+            .observer
+            .as_mut()
+            .filter(|_| self.hooks.skip_unvalidated)
+        {
             let call = crate::backend::LoopCall {
                 name: req.name,
                 kernel: req.kernel.name(),
@@ -1240,7 +1248,7 @@ impl Ops {
             (LoopAction::Run, Execution::Copy { from }) => self.execute_copy(plan, &from),
             _ => Ok(()),
         };
-        if let Some(o) = observer.as_mut() {
+        if let Some(o) = observer.as_mut().filter(|_| self.hooks.after_loop) {
             o.after_loop(&mut Runtime::new(self), plan, action);
         }
         // The hook may have installed another observer; the one that was running wins.

@@ -286,3 +286,64 @@ fn skip_unvalidated_drops_the_call_before_validation() {
     assert_eq!(log.lock().unwrap().events, vec!["kept".to_string()]);
     assert!(ops.profile().iter().all(|p| p.name == "kept"));
 }
+
+/// Counts the optional hooks' calls, and after `quiet_after` loops asks not to be called.
+struct Quiet {
+    quiet_after: u32,
+    loops: u32,
+    calls: Arc<Mutex<Log>>,
+}
+
+impl LoopObserver for Quiet {
+    fn skip_unvalidated(&mut self, _call: &ops_core::LoopCall<'_>) -> bool {
+        self.calls.lock().unwrap().events.push("skip?".into());
+        false
+    }
+    fn before_loop(&mut self, rt: &mut Runtime<'_>, _plan: &LoopPlan<'_>) -> LoopAction {
+        self.loops += 1;
+        let all = self.loops < self.quiet_after;
+        rt.set_hooks(ops_core::Hooks {
+            skip_unvalidated: all,
+            after_loop: all,
+        });
+        LoopAction::Run
+    }
+    fn after_loop(&mut self, _rt: &mut Runtime<'_>, _plan: &LoopPlan<'_>, _a: LoopAction) {
+        self.calls.lock().unwrap().events.push("after".into());
+    }
+}
+
+#[test]
+fn an_observer_can_ask_not_to_be_called_for_the_optional_hooks() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    let quiet = |log: &Arc<Mutex<Log>>| Quiet {
+        quiet_after: 2,
+        loops: 0,
+        calls: log.clone(),
+    };
+    ops.set_observer(Some(Box::new(quiet(&log))));
+    let grid = ops.block("grid", 2).unwrap();
+    let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    let fill_a = |ops: &mut Ops| {
+        ops.par_loop(
+            fill,
+            "fill",
+            &grid,
+            [0..4, 0..4],
+            &[Arg::idx(), a.arg(&pt, Write)],
+        )
+        .unwrap()
+    };
+    for _ in 0..4 {
+        fill_a(&mut ops);
+    }
+    // The first loop: both hooks; the second asks for none from its own end on.
+    let seen = std::mem::take(&mut log.lock().unwrap().events);
+    assert_eq!(seen, ["skip?", "after", "skip?"]);
+    // Installing an observer calls every hook again.
+    ops.set_observer(Some(Box::new(quiet(&log))));
+    fill_a(&mut ops);
+    assert_eq!(log.lock().unwrap().events, ["skip?", "after"]);
+}

@@ -180,8 +180,9 @@ pub enum HistEntry {
     Loop {
         /// Loop index.
         index: u64,
-        /// Its accesses.
-        fp: Footprint,
+        /// Its accesses (shared with the tracker's footprint of the location while it lasts:
+        /// a history copied into every checkpoint copies no footprint).
+        fp: std::sync::Arc<Footprint>,
     },
     /// A `set_data`/`set_range` of a box of a dataset.
     Set {
@@ -294,10 +295,10 @@ pub(crate) mod tests {
     fn lp(index: u64, reads: &[(u32, Bx)], writes: &[(u32, Bx)]) -> HistEntry {
         HistEntry::Loop {
             index,
-            fp: Footprint {
+            fp: std::sync::Arc::new(Footprint {
                 reads: reads.to_vec(),
                 writes: writes.to_vec(),
-            },
+            }),
         }
     }
 

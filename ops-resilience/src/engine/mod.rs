@@ -138,7 +138,7 @@ pub struct Resilience {
     target: Target,
     /// By location id: the footprint of its latest call, reused while its calls keep their
     /// shape (the call log tells).
-    fps: Vec<Option<Footprint>>,
+    fps: Vec<Option<std::sync::Arc<Footprint>>>,
     ck: Checkpointing,
     views: Views,
     ff: FastForwardSite,
@@ -443,7 +443,7 @@ impl Resilience {
             Some(fp) if same_shape => fp,
             other => {
                 let mut fp = other.unwrap_or_default();
-                fp.fill(plan);
+                std::sync::Arc::make_mut(&mut fp).fill(plan);
                 fp
             }
         };
@@ -546,9 +546,16 @@ impl LoopObserver for Resilience {
             let own = t0.elapsed().saturating_sub(stall);
             self.clock.hook += own * scale as u32 + stall;
         }
-        if self.phase.replaying() && a == LoopAction::Run {
+        let replaying = self.phase.replaying();
+        if replaying && a == LoopAction::Run {
             self.clock.replay_loop_started = Some(Instant::now());
         }
+        // Both hooks serve the replay only (passing over skipped loops, timing re-executed
+        // ones): other loops are spared the calls.
+        rt.set_hooks(ops_core::Hooks {
+            skip_unvalidated: replaying,
+            after_loop: replaying,
+        });
         a
     }
 

@@ -14,6 +14,7 @@ use crate::location::LocTable;
 use crate::meta::DatState;
 use crate::region::{EntryKind, Region};
 use crate::track::{DatTrack, FastState, Footprint, HistEntry, MAX_HISTORY, MAX_INIT_HISTORY};
+use std::sync::Arc;
 
 /// The program as the tracker knows it.
 #[derive(Default)]
@@ -98,7 +99,7 @@ impl Tracker {
         &mut self,
         loc: u32,
         index: u64,
-        fp: &Footprint,
+        fp: &Arc<Footprint>,
         in_closure: bool,
         same_fp: bool,
     ) {
@@ -149,7 +150,7 @@ impl Tracker {
             self.last_pure_write = index;
             self.history.push(HistEntry::Loop {
                 index,
-                fp: fp.clone(),
+                fp: Arc::clone(fp),
             });
             if self.history.len() >= MAX_HISTORY {
                 self.pure_writes = false;
@@ -158,7 +159,7 @@ impl Tracker {
         if let Some(h) = self.init_history.as_mut() {
             h.push(HistEntry::Loop {
                 index,
-                fp: fp.clone(),
+                fp: Arc::clone(fp),
             });
             if h.len() > MAX_INIT_HISTORY {
                 self.init_history = None;
@@ -374,11 +375,11 @@ mod tests {
         }
     }
 
-    fn fp(reads: &[(u32, Bx)], writes: &[(u32, Bx)]) -> Footprint {
-        Footprint {
+    fn fp(reads: &[(u32, Bx)], writes: &[(u32, Bx)]) -> Arc<Footprint> {
+        Arc::new(Footprint {
             reads: reads.to_vec(),
             writes: writes.to_vec(),
-        }
+        })
     }
 
     fn b(n: i32) -> Bx {
@@ -431,7 +432,7 @@ mod tests {
         let mut skipped = 0;
         for _ in 0..200 {
             let (mut fast, mut full) = (tracker(), tracker());
-            let mut last: Vec<Option<Footprint>> = vec![None; 4];
+            let mut last: Vec<Option<Arc<Footprint>>> = vec![None; 4];
             for index in 0..600u64 {
                 let loc = next(4) as u32;
                 let f = match next(3) {

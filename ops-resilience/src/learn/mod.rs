@@ -447,7 +447,42 @@ impl Learner {
 
     /// One loop at location `loc`, index `index`, with accesses `fp`, before it runs and
     /// before the tracker records its writes.
+    #[inline]
     pub fn on_loop(
+        &mut self,
+        loc: u32,
+        index: u64,
+        fp: &Footprint,
+        counts: &dyn Counts,
+        m: &dyn Measure,
+    ) -> Option<Event> {
+        // Most loops of a run come here decided, with nothing being measured: they only
+        // check the decision, apart from the learning's work (and its stack frame).
+        if matches!(self.phase, Phase::Decided) && self.dry.is_empty() && self.wanted == 0 {
+            if let Some(e) = self.verify(loc, index) {
+                return Some(e);
+            }
+            return self.check_known(loc, index, counts);
+        }
+        self.on_loop_learning(loc, index, fp, counts, m)
+    }
+
+    /// A decided loop at a location outside the decided passes that recurs starts a review.
+    fn check_known(&mut self, loc: u32, index: u64, counts: &dyn Counts) -> Option<Event> {
+        if !self.is_known(loc) && counts.count(loc) >= 2 {
+            let until = index + REVIEW_GAPS * counts.max_gap(loc).max(1);
+            let left = self
+                .decision
+                .as_ref()
+                .is_some_and(|d| !d.level.reaches(loc));
+            return Some(self.start_review(loc, index, until, left));
+        }
+        None
+    }
+
+    /// [`Learner::on_loop`] while learning, reviewing or measuring.
+    #[inline(never)]
+    fn on_loop_learning(
         &mut self,
         loc: u32,
         index: u64,
@@ -494,17 +529,7 @@ impl Learner {
             }
         }
         match self.phase {
-            Phase::Decided => {
-                if !self.is_known(loc) && counts.count(loc) >= 2 {
-                    let until = index + REVIEW_GAPS * counts.max_gap(loc).max(1);
-                    let left = self
-                        .decision
-                        .as_ref()
-                        .is_some_and(|d| !d.level.reaches(loc));
-                    return Some(self.start_review(loc, index, until, left));
-                }
-                return None;
-            }
+            Phase::Decided => return self.check_known(loc, index, counts),
             Phase::Reviewing { until, .. } if index >= until => {
                 let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
                 self.set_known(seen);
