@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# What the resilience tracker costs in instructions when no checkpoint is due, counted exactly by
-# callgrind: each program once with checkpointing off and once tracked (diagnostics only, no
-# store), on one thread (the seq backend). Unlike `scripts/tracking-overhead.sh`, whose times
-# move by several per cent with the machine's load, the counts are the same on every run; they
-# leave out what instructions do not show (cache misses, stalls), so the two scripts complement
-# each other. Prints per program: both counts, the difference per loop and as a share of the run.
+# What the resilience tracker costs in instructions and level-1 data cache misses when no
+# checkpoint is due, counted by valgrind's cachegrind (a simulated cache: the same counts on every
+# run): each program once with checkpointing off and once tracked (diagnostics only, no store),
+# on one thread (the seq backend). Unlike `scripts/tracking-overhead.sh`, whose times move by
+# several per cent with the machine's load, these tell a change of a few per cent apart; on
+# loops whose data does not fit the level-1 cache the misses (each a few nanoseconds) cost more
+# than the instructions. Prints per program: the instructions off and tracked, the difference per
+# loop and as a share of the run, and the tracked run's extra D1 misses per loop.
 #
 #   bash scripts/tracking-instructions.sh            # all three programs (CloverLeaf takes minutes)
 #   bash scripts/tracking-instructions.sh heat tea   # a selection: clover, tea, heat
@@ -17,16 +19,16 @@ command -v valgrind >/dev/null || {
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(heat tea clover)
 # Valgrind does not decode AVX-512: this build targets x86-64-v3, in its own directory.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/callgrind}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/valgrind}"
 RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release -q -p cloverleaf -p tealeaf -p ops
 bin="$CARGO_TARGET_DIR/release"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# Instructions of one run of the command (valgrind's summary on stderr).
+# "instructions D1-misses" of one run of the command (valgrind's summary on stderr).
 count() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-    sed -n 's/.*Collected : //p'
+  valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    awk '/I *refs:/ {i = $4} /D1 *misses:/ {d = $4} END {gsub(",", "", i); gsub(",", "", d); print i, d}'
 }
 
 measure() {
@@ -37,10 +39,12 @@ measure() {
   on="$(count "$@" --ops-diags-json "$tmp/diags.json")"
   python3 - "$label" "$off" "$on" "$tmp/diags.json" <<'PY'
 import json, sys
-label, off, on, diags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+label, diags = sys.argv[1], sys.argv[4]
+(off, off_miss), (on, on_miss) = (map(int, a.split()) for a in sys.argv[2:4])
 loops = json.load(open(diags))["loops"]
-print(f"{label:<44} off {off:>15,}  tracked {on:>15,}  "
-      f"{(on - off) / loops:7.0f} per loop ({loops:,} loops)  {100 * (on / off - 1):+6.2f} %")
+print(f"{label:<30} instructions off {off:>15,}  tracked {on:>15,}  "
+      f"{(on - off) / loops:6.0f} per loop ({loops:,} loops)  {100 * (on / off - 1):+6.2f} %  "
+      f"D1 misses {(on_miss - off_miss) / loops:+6.1f} per loop")
 PY
 }
 
