@@ -11,8 +11,21 @@ fn seq() -> Ops {
     ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap()
 }
 
+/// HDF5 opens files without close-on-exec and locks them (`flock`), so a process spawned by
+/// one test (h5dump) inherits the file another test has open at that moment and keeps its
+/// lock alive after that test closes it; the test's next open of its own file then fails with
+/// "unable to lock file". The tests here that open files or spawn processes take this in turn.
+static FILES_OR_SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    FILES_OR_SPAWN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 #[test]
 fn datasets_go_to_a_file_and_come_back_the_same() {
+    let _turn = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let mut ops = seq();
     let g2 = ops.block("plane", 2).unwrap();
@@ -79,6 +92,7 @@ fn datasets_go_to_a_file_and_come_back_the_same() {
 
 #[test]
 fn h5dump_reads_a_dump_and_the_xdmf_names_its_fields() {
+    let _turn = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let mut ops = seq();
     let g = ops.block("grid", 2).unwrap();
@@ -148,6 +162,7 @@ fn h5dump_reads_a_dump_and_the_xdmf_names_its_fields() {
 
 #[test]
 fn bad_files_and_arrays_are_errors_naming_the_file_and_the_dataset() {
+    let _turn = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let mut ops = seq();
     let g2 = ops.block("plane", 2).unwrap();

@@ -134,7 +134,11 @@ fn other_apps_files_are_left_alone() {
 
 /// Offset and length of a contiguous dataset's data in its file.
 fn data_extent(file: &Path, dataset: &str) -> (u64, u64) {
-    let f = hdf5::File::open(file).unwrap();
+    // Without HDF5's file lock: h5dump, spawned by another test, may have inherited it.
+    let f = hdf5::File::with_options()
+        .with_fapl(|p| p.file_locking(false))
+        .open(file)
+        .unwrap();
     let ds = f.dataset(dataset).unwrap();
     (ds.offset().expect("contiguous"), ds.storage_size())
 }
