@@ -12,16 +12,18 @@
 //!    loops recompute at restore. A member's figure is the largest of its measurements (inner
 //!    trip counts and branches vary from pass to pass; the chosen location's checkpoints keep
 //!    adding to it).
-//! 3. **Decision.** [`structure::select`] picks the outer level by those figures (inner
-//!    solvers, whose iterations carry more state, stay inside the time step; rare and
-//!    periodic loops stay inside the pass); its member with the smallest figure is the
-//!    checkpoint location. On an explicit time loop this happens during the fourth pass: two
+//! 3. **Decision.** [`structure::select`] picks the outer level from the structure (an inner
+//!    loop's iterations stay inside the time step that encloses them; rare, periodic and
+//!    conditional loops stay inside the pass) once its members are measured; its member with
+//!    the smallest figure is the checkpoint location. On an explicit time loop this happens during the fourth pass: two
 //!    passes to see the structure, one measured, and the lookahead of its last measurement.
 //! 4. **Review.** A location the decided level's passes never reached that recurs (a loop
 //!    that first appeared late, a rare or conditional loop, or the program leaving what was
 //!    taken for its time loop) starts a review: the structure is analysed again over the
 //!    following passes, and an enclosing level replaces the decision only if its checkpoint is
-//!    clearly smaller. A loop that appears late is otherwise part of the pass.
+//!    clearly smaller. What the decided passes showed stays: a location they saw run other
+//!    than once per pass is no boundary of the same passes again, though the review's shorter
+//!    trace may not show it. A loop that appears late is otherwise part of the pass.
 //!
 //! Everything here is a function of the loop trace and the tracker's state, and the learner's
 //! state travels in every checkpoint, so a restarted run decides exactly as the run it
@@ -393,7 +395,7 @@ impl Learner {
             }
             d.missing = 0;
             // The anchor, which delimits the passes, says it repeats; or most members do.
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice >= voters)
         } else {
             let was = d.since[i];
             let skipped = was == 1;
@@ -738,10 +740,11 @@ impl Learner {
     }
 
     /// A review's verdict, from the structure analysed again since it started: the level that
-    /// now holds the chosen location (or the decided anchor) as a loop of every pass, moved out
-    /// to an enclosing level as [`structure::select`] does when the decided passes turn out to
-    /// be a solver's iterations (only when the review was started by the program leaving them);
-    /// and in it the boundary that saves least. A change of level or location is a revision.
+    /// now holds the chosen location (or the decided anchor) as a loop of every pass, or else
+    /// the finest that runs it in every pass, moved out to an enclosing level as
+    /// [`structure::select`] does when the decided passes turn out to be a solver's iterations
+    /// (only when the review was started by the program leaving them); and in it the boundary
+    /// that saves least. A change of level or location is a revision.
     fn try_revise(&mut self, index: u64) -> Option<Event> {
         if let Some(e) = self.rechoose(index) {
             return Some(e);
@@ -751,23 +754,33 @@ impl Learner {
         let (from, anchor) = (d.location, d.level.anchor);
         let trace = &self.trace.locs;
         let holds = |l: &&Level, x: u32| l.eligible && l.members.contains(&x);
+        // Else the finest eligible level whose passes hold the chosen location: the decided
+        // passes no longer cover the program (they were an inner loop's first iterations).
         let mut cur = self
             .levels
             .iter()
             .find(|l| holds(l, from))
-            .or_else(|| self.levels.iter().find(|l| holds(l, anchor)))?;
+            .or_else(|| self.levels.iter().find(|l| holds(l, anchor)))
+            .or_else(|| {
+                self.levels
+                    .iter()
+                    .find(|l| l.eligible && l.core.binary_search(&from).is_ok())
+            })?;
         if left {
-            for c in self.levels.iter().filter(|l| l.eligible) {
-                if c.passes < cur.passes
-                    && c.reaches(cur.anchor)
-                    && structure::varies(trace, c.anchor, cur.anchor)
-                    && structure::outside(trace, cur.anchor, c.anchor)
-                {
-                    cur = c;
-                }
-            }
+            cur = structure::enclosing(&self.levels, trace, cur);
         }
-        let better = cur.clone();
+        let mut better = cur.clone();
+        if better.members.contains(&from) {
+            // The decided passes again, anchored anew: what they showed stays true, though the
+            // review's passes may not show it (an inner loop that has not iterated twice since,
+            // a branch taken every time since): a location seen other than once per pass is no
+            // member.
+            let old = &d.level;
+            better
+                .members
+                .retain(|m| old.members.contains(m) || !old.reaches(*m));
+            better.anchor = better.members[0];
+        }
         self.level_bytes(&better)?;
         let (location, bytes) = self.best_member(&better)?;
         if better.members.contains(&from) {
@@ -975,7 +988,7 @@ mod tests {
                 *v = 2;
             }
             d.missing = 0;
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice >= voters)
         } else {
             let skipped = d.since[i] == 1;
             if skipped {

@@ -152,9 +152,14 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
             once[l as usize] = 0;
         }
         seen.clear();
+        // A member anchors the same level unless it also recurs outside the anchor's passes
+        // (a branch taken in the first steps only holds the step's loops once per pass, but
+        // the step goes on without it): then it anchors a level of its own.
         if passes >= MIN_PASSES {
             for &m in &members {
-                covered[m as usize] = true;
+                if occ[m as usize].len() <= pos.len() + 1 {
+                    covered[m as usize] = true;
+                }
             }
         }
         let since_last = (trace.len() - *pos.last().expect("two or more") as usize) as u64;
@@ -212,49 +217,82 @@ pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
     counts.windows(2).any(|w| w[0] != w[1])
 }
 
-/// True when `outer` occurs only in passes of the level anchored at `inner` that are at least
-/// half again as long as its median pass: outside the inner level's iterations, where a
-/// solver's loop is left for the rest of the time step. A branch or a rare loop of the time
-/// step lengthens its pass by a loop or two only.
-pub fn outside(trace: &[u32], inner: u32, outer: u32) -> bool {
-    let mut lens: Vec<usize> = Vec::new();
-    let mut with_outer: Vec<usize> = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut saw = false;
+/// True when `outer` runs outside the iterations of the level anchored at `inner`, where the
+/// program has left an inner loop for the rest of its time step. Two signs, both needed: the
+/// passes of the inner level that hold `outer` are all half again as long as its usual pass
+/// without it, and the loops that run only in those passes (the rest of the step) number at
+/// least half the loops of the passes without it (the inner loop's body). A branch or a
+/// periodic loop of the time step adds a loop or two to passes that run the whole step: the
+/// first sign alone takes a branch taken in steps whose solver happened to iterate longer for
+/// one, the second alone a branch not taken in only a few steps so far.
+pub fn outside(trace: &[u32], inner: u32, outer: u32, fixed: bool) -> bool {
+    // Per location id: 1 when it ran in a pass holding `outer`, 2 in a pass without it.
+    let mut ran_in: Vec<u8> = vec![0; trace.iter().max().map_or(0, |&m| m as usize + 1)];
+    let (mut with_lens, mut without_lens) = (Vec::new(), Vec::new());
+    let mut from: Option<usize> = None;
     for (i, &l) in trace.iter().enumerate() {
-        if l == inner {
-            if let Some(s) = start {
-                lens.push(i - s);
-                if saw {
-                    with_outer.push(i - s);
-                }
-            }
-            start = Some(i);
-            saw = false;
+        if l != inner {
+            continue;
         }
-        saw |= l == outer;
+        if let Some(f) = from {
+            let pass = &trace[f..i];
+            let with = pass.contains(&outer);
+            for &p in pass {
+                ran_in[p as usize] |= if with { 1 } else { 2 };
+            }
+            if with {
+                with_lens.push(pass.len());
+            } else {
+                without_lens.push(pass.len());
+            }
+        }
+        from = Some(i);
     }
-    if lens.is_empty() || with_outer.is_empty() {
+    if with_lens.is_empty() || without_lens.is_empty() {
         return false;
     }
-    let mut sorted = lens.clone();
-    sorted.sort_unstable();
-    let median = sorted[sorted.len() / 2];
-    with_outer.iter().all(|&len| 2 * len >= 3 * median)
+    without_lens.sort_unstable();
+    let usual = without_lens[without_lens.len() / 2];
+    let only_with = ran_in.iter().filter(|&&m| m == 1).count();
+    let without = ran_in.iter().filter(|&&m| m & 2 != 0).count();
+    if fixed {
+        with_lens.iter().all(|&len| len >= 2 * usual) && only_with >= without
+    } else {
+        with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
+    }
+}
+
+/// The outermost eligible level reached from `inner` by moving out to an eligible level with
+/// fewer passes whose passes hold the current one's anchor and whose anchor runs
+/// [`outside`] the current one's iterations: the time step around an inner loop, whether its
+/// trip count varies or not. A periodic enclosure (a monitor every ten steps, a sub-cycle every
+/// five) or a branch's adds a loop or two to passes that run the whole step, and is no move.
+pub fn enclosing<'a>(levels: &'a [Level], trace: &[u32], inner: &'a Level) -> &'a Level {
+    let mut cur = inner;
+    for c in levels.iter().filter(|l| l.eligible) {
+        if c.passes < cur.passes
+            && c.reaches(cur.anchor)
+            && outside(
+                trace,
+                cur.anchor,
+                c.anchor,
+                !varies(trace, c.anchor, cur.anchor),
+            )
+        {
+            cur = c;
+        }
+    }
+    cur
 }
 
 /// The bytes a checkpoint would save at a level's best member (`None` until every member was
 /// measured).
 pub type LevelBytes<'a> = &'a dyn Fn(&Level) -> Option<u64>;
 
-/// Which level is the outer iteration: starting from the finest eligible level, move out to an
-/// eligible level whose passes reach it when the inner level's passes per outer pass vary (a
-/// data-dependent inner loop: a solver's iterations, [`varies`]) and the outer level's anchor
-/// runs only outside the inner level's iterations ([`outside`]): the time step encloses its
-/// solver, whatever either saves. An enclosing level holding a fixed number of passes (a monitor
-/// every ten steps, a sub-cycle every five) is never the outer iteration, nor a branch's (taken
-/// most of the time, it holds one or two passes, inside their usual length): what they add is
-/// part of the pass. The bytes then choose the checkpoint location inside the level.
+/// Which level is the outer iteration: the finest eligible level, moved out to the levels
+/// that enclose it ([`enclosing`]): the time step encloses its inner loops, whatever either
+/// saves, and what rare, periodic and conditional loops add is part of its pass. The bytes then
+/// choose the checkpoint location inside the level.
 ///
 /// `Err(level)` when the chosen level is not measured yet (measure its members); `Ok(None)`
 /// when no level is eligible.
@@ -263,18 +301,10 @@ pub fn select<'a>(
     trace: &[u32],
     bytes: LevelBytes<'_>,
 ) -> Result<Option<&'a Level>, &'a Level> {
-    let Some(mut cur) = levels.iter().find(|l| l.eligible) else {
+    let Some(finest) = levels.iter().find(|l| l.eligible) else {
         return Ok(None);
     };
-    for c in levels.iter().filter(|l| l.eligible) {
-        if c.passes < cur.passes
-            && c.reaches(cur.anchor)
-            && varies(trace, c.anchor, cur.anchor)
-            && outside(trace, cur.anchor, c.anchor)
-        {
-            cur = c;
-        }
-    }
+    let cur = enclosing(levels, trace, finest);
     bytes(cur).ok_or(cur)?;
     Ok(Some(cur))
 }
@@ -322,7 +352,7 @@ mod tests {
         assert!(step.eligible);
         let inner = level_of(&levels, 'j');
         assert!(inner.passes > step.passes);
-        assert!(varies(&tr, step.anchor, inner.anchor));
+        assert!(outside(&tr, inner.anchor, step.anchor, false));
         // With the same bytes, the data-dependent inner loop stays inside the step.
         let bytes = |_: &Level| Some(100);
         let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
@@ -347,7 +377,7 @@ mod tests {
         let step = level_of(&levels, 'p');
         let monitor = level_of(&levels, 'm');
         assert!(step.eligible && monitor.eligible);
-        assert!(!varies(&tr, monitor.anchor, step.anchor));
+        assert!(!outside(&tr, step.anchor, monitor.anchor, true));
         let same = |_: &Level| Some(100);
         assert_eq!(
             select(&levels, &tr, &same).unwrap().unwrap().anchor,
@@ -372,6 +402,53 @@ mod tests {
         let step = level_of(&levels, 'a');
         assert!(step.eligible);
         assert!(step.members.contains(&3) && !step.members.contains(&7));
+    }
+
+    #[test]
+    fn an_inner_loop_iterating_the_same_number_of_times_stays_inside_the_step() {
+        // The inner loop j k runs twice in every step (fixed stages, or a solver that always
+        // takes two iterations): the step s ... q encloses it, as it would a varying one.
+        let tr = t("x sjkjkq sjkjkq sjkjkq sjkjkq sjkjkq");
+        let levels = analyse(&tr, 5);
+        let inner = level_of(&levels, 'j');
+        let step = level_of(&levels, 's');
+        assert!(inner.eligible && step.eligible && inner.passes > step.passes);
+        let bytes = |_: &Level| Some(100);
+        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
+        assert_eq!(chosen.anchor, step.anchor);
+    }
+
+    #[test]
+    fn a_periodic_loop_in_longer_steps_is_no_enclosure() {
+        // Every other step runs m n, and its solver j iterates longer: the steps holding m are
+        // half again as long, but m n are two loops of a six-loop step.
+        let tr = t("x pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst");
+        let levels = analyse(&tr, 10);
+        let step = level_of(&levels, 'p');
+        let m = (b'm' - b'a') as u32;
+        assert!(!outside(&tr, step.anchor, m, false));
+        let bytes = |_: &Level| Some(100);
+        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
+        assert_eq!(chosen.anchor, step.anchor);
+    }
+
+    #[test]
+    fn a_branch_taken_in_the_first_steps_only_leaves_the_step_its_own_level() {
+        // b runs first in the first three steps, then never again: its passes hold the step's
+        // loops once each, but the step's level goes on without it.
+        let tr = t("x bpqr bpqr bpqr pqr pqr pqr pqr pqr pqr");
+        let levels = analyse(&tr, 5);
+        let branch = levels.iter().find(|l| l.anchor == 1).unwrap();
+        assert!(!branch.alive, "{branch:?}");
+        let p = 15;
+        let step = levels.iter().find(|l| l.anchor == p);
+        assert!(
+            step.is_some_and(|l| l.eligible && l.passes == 8 && l.members == [p, 16, 17]),
+            "{levels:?}"
+        );
+        let bytes = |_: &Level| Some(100);
+        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
+        assert_eq!(chosen.anchor, p);
     }
 
     #[test]
