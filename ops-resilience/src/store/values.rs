@@ -74,18 +74,22 @@ struct Piece {
     /// Where the piece starts in the log.
     start: usize,
     bytes: std::sync::Arc<[u8]>,
-    /// CRC-32 of `bytes`, kept so that a history's checksum reads only its last piece.
-    crc: crc32fast::Hasher,
+    /// CRC-32 of the log from its start to this piece's end, so that a history's checksum
+    /// reads its tail only, however long the log.
+    upto: crc32fast::Hasher,
 }
 
 impl Piece {
-    fn new(start: usize, bytes: Vec<u8>) -> Piece {
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&bytes);
+    /// The piece after `before` (the log's last full piece, if any).
+    fn new(before: Option<&Piece>, bytes: Vec<u8>) -> Piece {
+        let (start, mut upto) = before.map_or((0, crc32fast::Hasher::new()), |p| {
+            (p.start + p.bytes.len(), p.upto.clone())
+        });
+        upto.update(&bytes);
         Piece {
             start,
             bytes: bytes.into(),
-            crc,
+            upto,
         }
     }
 }
@@ -131,7 +135,7 @@ impl QueryLog {
         };
         if !records.is_empty() {
             log.full_len = records.len();
-            log.full.push(Piece::new(0, records));
+            log.full.push(Piece::new(None, records));
         }
         log
     }
@@ -153,9 +157,9 @@ impl QueryLog {
         self.count += 1;
         if self.tail.len() >= PIECE {
             let full = std::mem::replace(&mut self.tail, Vec::with_capacity(PIECE + 64));
-            let start = self.full_len;
             self.full_len += full.len();
-            self.full.push(Piece::new(start, full));
+            let piece = Piece::new(self.full.last(), full);
+            self.full.push(piece);
         }
     }
 
@@ -185,12 +189,15 @@ impl QueryLog {
 
     /// The records from byte `offset` on, in pieces.
     pub(crate) fn pieces_from(&self, offset: usize) -> impl Iterator<Item = &[u8]> {
-        let mut start = 0;
-        self.pieces().filter_map(move |b| {
-            let (s, e) = (start, start + b.len());
-            start = e;
-            (e > offset).then(|| &b[offset.saturating_sub(s)..])
-        })
+        let first = self
+            .full
+            .partition_point(|p| p.start + p.bytes.len() <= offset);
+        self.full[first..]
+            .iter()
+            .map(|p| (p.start, &p.bytes[..]))
+            .chain(std::iter::once((self.full_len, &self.tail[..])))
+            .filter(move |(s, b)| s + b.len() > offset)
+            .map(move |(s, b)| &b[offset.saturating_sub(s)..])
     }
 
     /// The records, in one piece (copied).
@@ -198,11 +205,11 @@ impl QueryLog {
         self.pieces().collect::<Vec<_>>().concat()
     }
 
-    /// Feeds the records to `h`. A full piece adds its kept checksum (crc32fast combines them
-    /// without reading the bytes again).
+    /// Feeds the records to `h`: the last full piece's checksum of the log up to its end
+    /// (crc32fast combines it without reading the bytes again), then the tail.
     pub(crate) fn hash_into(&self, h: &mut crc32fast::Hasher) {
-        for p in &self.full {
-            h.combine(&p.crc);
+        if let Some(p) = self.full.last() {
+            h.combine(&p.upto);
         }
         h.update(&self.tail);
     }
