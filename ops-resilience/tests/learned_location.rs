@@ -5,12 +5,13 @@
 //! For every program:
 //! - the oracle forces the checkpoint location to each loop that runs exactly once per time
 //!   step (the `checkpoint_location` hint, a checkpoint every step), runs the program, and
-//!   takes the largest of its checkpoints at the steps where the learnt run checkpointed; the
-//!   smallest of those is the truth;
-//! - with no hint, the learnt location's largest steady checkpoint saves at most 1.05 x the
-//!   truth, its checkpoints come exactly once per N time steps at the location the report names (after its
-//!   decision; it may be revised once, when a loop taken for one of the step turns out
-//!   conditional), and the report's figure for it is the largest of them;
+//!   takes the largest of its steady checkpoints from the learnt run's first decided step on
+//!   (regions over the same passes for every location); the smallest of those is the truth;
+//! - with no hint, the learnt location's figure by that oracle is at most 1.05 x the truth
+//!   (and its checkpoints in the learnt run are no larger), its checkpoints come exactly once
+//!   per N time steps at the location the report names (after its decision; it may be revised
+//!   once, when a loop taken for one of the step turns out conditional), and the report's
+//!   figure for it is the largest of them;
 //! - restarting from every checkpoint gives bitwise the uninterrupted run's datasets and values,
 //!   and the restarted run checkpoints at the same loops as the uninterrupted one.
 //!
@@ -36,14 +37,15 @@ use programs::{generate, once_per_step, Outcome, Prog, World};
 /// Seeds on which the learner misses (of the default 300, and of [`FOUND`]), each with the
 /// start of its failure. Four kinds remain: a conditional loop (a branch taken in every pass
 /// seen while learning, or an inner loop that iterated once) taken for the pass's anchor and
-/// never displaced; a location moved twice; a location 1.05 to 1.7 x the oracle's on a program
-/// whose inner loop first iterates after the decision; a move to a cheaper boundary so late
-/// that no steady checkpoint follows it.
+/// never displaced; a location moved twice; a location 1.05 to 1.5 x the oracle's because the
+/// passes it was measured in lacked a rare or conditional loop that later makes its checkpoints
+/// larger than another boundary's; a move to a cheaper boundary so late that no steady
+/// checkpoint follows it.
 const KNOWN_LIMITS: &[(u64, &str)] = &[
-    (0x1ea4_0000 + 19, "the learnt location"),
-    (0x1ea4_0000 + 29, "the learnt location"),
     (0x1ea4_0000 + 33, "the location was revised 2 times"),
     (0x1ea4_0000 + 91, "the chosen location"),
+    (0x1ea4_0000 + 141, "the learnt location"),
+    (0x1ea4_0000 + 177, "the learnt location"),
     (104_372_022_217_803, "the learnt location"),
     (104_372_302_242_550, "the chosen location"),
     (
@@ -225,40 +227,45 @@ fn judge(seed: u64) -> Result<(), String> {
              to save ({largest}; steady checkpoints up to {steady_max})"
         ));
     }
-    // The oracle: every loop that runs once per step, forced (a checkpoint every step), costed
-    // at the steps where both checkpointed.
-    let mut compared = 0;
+    // The oracle: every loop that runs once per step, forced (a checkpoint every step). A
+    // location's figure is the largest of its steady checkpoints from the learnt run's first
+    // decided step on: every region over the same passes, wherever the location sits in the step
+    // (a checkpoint late in step k covers step k + 1, so comparing checkpoints step by step
+    // would weigh different passes).
+    let mut figures: Vec<(&str, f64)> = Vec::new();
     for name in &candidates {
         let forced = run(&p, Some(config(1)), |r| r.set_location(name));
         if forced.outcome != reference.outcome {
             return Err(format!("checkpointing at `{name}` changed the results"));
         }
-        let theirs = steady(&forced, 0, first);
-        let common: Vec<usize> = got
-            .iter()
-            .map(|(s, _)| *s)
-            .filter(|s| theirs.iter().any(|(t, _)| t == s))
-            .collect();
-        let on = |v: &[(usize, u64)]| -> Vec<(usize, u64)> {
-            v.iter()
-                .copied()
-                .filter(|(s, _)| common.contains(s))
-                .collect()
-        };
-        let (Some(mine), Some(other)) = (most(&on(&got)), most(&on(&theirs))) else {
-            continue;
-        };
-        compared += 1;
-        if mine > 1.05 * other {
-            return Err(format!(
-                "the learnt location `{chosen_name}` saves up to {mine:.0} bytes, `{name}` \
-                 {other:.0} ({:.3} x)",
-                mine / other.max(1.0)
-            ));
+        if let Some(m) = most(&steady(&forced, 0, first)) {
+            figures.push((name, m));
         }
     }
-    if compared == 0 {
-        return Err("the oracle took no checkpoint at the learnt run's steps".into());
+    let mine = figures
+        .iter()
+        .find(|(n, _)| *n == chosen_name)
+        .map(|f| f.1)
+        .ok_or("the oracle's run at the learnt location took no steady checkpoint")?;
+    // The learnt run's checkpoints there are regions over some of the same passes.
+    let seen = most(&got).unwrap_or(0.0);
+    if seen > 1.01 * mine {
+        return Err(format!(
+            "the learnt run's checkpoints at `{chosen_name}` save up to {seen:.0} bytes, the \
+             same location forced every step {mine:.0}"
+        ));
+    }
+    let (best_name, best) = figures
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.1 < a.1 { b } else { a })
+        .expect("the learnt location has a figure");
+    if mine > 1.05 * best {
+        return Err(format!(
+            "the learnt location `{chosen_name}` saves up to {mine:.0} bytes, `{best_name}` \
+             {best:.0} ({:.3} x)",
+            mine / best.max(1.0)
+        ));
     }
     // Restarts from every checkpoint.
     let schedule: Vec<u64> = learnt
