@@ -304,8 +304,6 @@ struct Written {
     file: String,
     /// The records in it (a checkpoint's history must extend them to be appended).
     history: QueryLog,
-    len: u64,
-    crc: crc32fast::Hasher,
 }
 
 impl ValueLog {
@@ -357,12 +355,10 @@ impl ValueLog {
                         .and_then(|mut f| {
                             for bytes in queries.pieces_from(old) {
                                 f.write_all(bytes)?;
-                                w.crc.update(bytes);
                             }
                             f.sync_data()
                         })
                         .map_err(io_err(&path))?;
-                    w.len = queries.byte_len() as u64;
                     w.history = queries.clone();
                 }
                 w
@@ -381,21 +377,21 @@ impl ValueLog {
                 write_file(&tmp, &path, &queries.to_records()).inspect_err(|_| {
                     let _ = std::fs::remove_file(&tmp);
                 })?;
-                let mut crc = crc32fast::Hasher::new();
-                queries.hash_into(&mut crc);
                 Written {
                     file,
                     history: queries.clone(),
-                    len: queries.byte_len() as u64,
-                    crc,
                 }
             }
         };
+        // The file holds exactly the history's records: its length and checksum are theirs
+        // (the checksum from the history's last full piece and its tail).
+        let mut crc = crc32fast::Hasher::new();
+        w.history.hash_into(&mut crc);
         let r = ValuesRef {
             file: w.file.clone(),
             count: w.history.len() as u64,
-            len: w.len,
-            crc32: w.crc.clone().finalize(),
+            len: w.history.byte_len() as u64,
+            crc32: crc.finalize(),
         };
         *written = Some(w);
         Ok(r)
