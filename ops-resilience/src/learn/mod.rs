@@ -395,7 +395,7 @@ impl Learner {
             }
             d.missing = 0;
             // The anchor, which delimits the passes, says it repeats; or most members do.
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice >= voters)
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
         } else {
             let was = d.since[i];
             let skipped = was == 1;
@@ -988,7 +988,7 @@ mod tests {
                 *v = 2;
             }
             d.missing = 0;
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice >= voters)
+            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
         } else {
             let skipped = d.since[i] == 1;
             if skipped {
