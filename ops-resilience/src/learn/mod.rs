@@ -15,8 +15,9 @@
 //! 3. **Decision.** [`structure::select`] picks the outer level from the structure (an inner
 //!    loop's iterations stay inside the time step that encloses them; rare, periodic and
 //!    conditional loops stay inside the pass) once its members are measured; its member with
-//!    the smallest figure is the checkpoint location. On an explicit time loop this happens during the fourth pass: two
-//!    passes to see the structure, one measured, and the lookahead of its last measurement.
+//!    the smallest figure is the checkpoint location. On an explicit time loop this happens in
+//!    the fourth to sixth pass: two passes to see the structure, then three measurements of
+//!    each member, each over a pass.
 //! 4. **Review.** A location the decided level's passes never reached that recurs (a loop
 //!    that first appeared late, a rare or conditional loop, or the program leaving what was
 //!    taken for its time loop) starts a review: the structure is analysed again over the
