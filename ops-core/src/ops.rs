@@ -980,6 +980,7 @@ impl Ops {
     // ----------------------------------------------------------------------------------------
 
     /// Number of datasets declared so far (freed ones included): ids run from 0 to this.
+    #[inline]
     pub fn dat_count(&self) -> usize {
         self.dats.len()
     }

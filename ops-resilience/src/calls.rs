@@ -16,7 +16,6 @@
 
 use std::collections::BTreeMap;
 
-use ops_core::kernel::MAX_ARGS;
 use ops_core::{Access, Arg, ArgPlan, ArgView, IterRange, LoopCall, LoopPlan, Ops, ReduceOp};
 use ops_core::{ElemType, Scalar};
 use serde::{Deserialize, Serialize};
@@ -89,26 +88,31 @@ fn show_bits(ty: u8, bits: u64) -> String {
     }
 }
 
-impl ArgShape {
-    /// The shape as one number, for [`Packed`] calls (`None` for indices too large to pack).
+/// A packed argument too large to pack (no packed argument has all bits set).
+const UNPACKED: u64 = u64::MAX;
+
+/// An argument's shape as one number, for [`Packed`] calls, read straight from its plan
+/// (a steady loop compares these, not [`ArgShape`]s): [`UNPACKED`] for indices too large.
+/// An unused slot reads as the iteration index, as [`Call::arg`] shows it.
+#[inline]
+fn pack_arg(p: &ArgPlan) -> u64 {
     #[inline]
-    fn packed(&self) -> Option<u64> {
-        let pack = |kind: u64, a: u32, b: u32, code: u8| {
-            (a < 1 << 24 && b < 1 << 24)
-                .then(|| kind << 56 | u64::from(a) << 32 | u64::from(b) << 8 | u64::from(code))
-        };
-        match *self {
-            ArgShape::Dat {
-                dat,
-                stencil,
-                access,
-            } => pack(1, dat, stencil, access),
-            ArgShape::Global { ty } => pack(2, 0, 0, ty),
-            ArgShape::Reduce { id, op } => pack(3, id, 0, op),
-            ArgShape::Idx => pack(4, 0, 0, 0),
+    fn pack(kind: u64, a: usize, b: usize, code: u8) -> u64 {
+        if a < 1 << 24 && b < 1 << 24 {
+            kind << 56 | (a as u64) << 32 | (b as u64) << 8 | u64::from(code)
+        } else {
+            UNPACKED
         }
     }
+    match p {
+        ArgPlan::Dat(d) => pack(1, d.dat.index(), d.stencil.index(), access_code(d.access)),
+        ArgPlan::Global(v) => pack(2, 0, 0, type_code(v.elem_type())),
+        ArgPlan::Reduce { id, op, .. } => pack(3, id.index(), 0, op_code(*op)),
+        ArgPlan::Idx | ArgPlan::None => pack(4, 0, 0, 0),
+    }
+}
 
+impl ArgShape {
     #[inline]
     fn of(v: ArgView) -> ArgShape {
         match v {
@@ -200,33 +204,25 @@ impl<'a> Call<'a> {
         n == lo.len() && hi.len() == n && (0..n).all(|d| l[d] == lo[d] && h[d] == hi[d])
     }
 
-    /// Writes the bits of the global constants' values, in order, to `out` (up to its length)
-    /// and returns how many were written.
-    fn globals(&self, out: &mut [u64; MAX_ARGS]) -> usize {
-        let mut n = 0;
-        let mut put = |v: Scalar| {
-            if let Some(slot) = out.get_mut(n) {
-                *slot = scalar_bits(v);
-                n += 1;
-            }
-        };
+    /// Hands the bits of the global constants' values to `f`, in order.
+    #[inline]
+    fn each_global(&self, mut f: impl FnMut(u64)) {
         match self.args {
             Args::Plan(a) => {
                 for p in a {
                     if let ArgPlan::Global(v) = p {
-                        put(*v);
+                        f(scalar_bits(*v));
                     }
                 }
             }
             Args::Raw(a) => {
                 for r in a {
                     if let ArgView::Global(v) = r.view() {
-                        put(v);
+                        f(scalar_bits(v));
                     }
                 }
             }
         }
-        n
     }
 
     /// True when every argument has the shape in `shapes` at its position.
@@ -395,18 +391,27 @@ pub struct CallLog {
     /// The records deflated as far as a checkpoint needed them.
     #[serde(skip)]
     deflated: crate::deflate_log::GrowingDeflate,
-    /// By location id: the shapes its calls had, the latest first, each with a call of it
-    /// packed where one look reads it. A call site that passes other datasets call after
-    /// call (a halo update for each field) is looked up among its own few shapes, not the
-    /// whole dictionary.
+    /// By location id: the shapes its calls had, each with a call of it packed where one
+    /// look reads it. A call site that passes other datasets call after call (a halo update
+    /// for each field) is looked up among its own few shapes, not the whole dictionary.
     #[serde(skip)]
-    by_loc: Vec<Vec<Known>>,
+    by_loc: Vec<LocShapes>,
+}
+
+/// The shapes one location's calls had: the latest where the location's entry holds it (a
+/// steady loop reads nothing else), the others most recent first.
+#[derive(Clone, Debug, Default)]
+struct LocShapes {
+    latest: Option<Known>,
+    older: Vec<Known>,
 }
 
 /// A shape a location's calls had.
 #[derive(Clone, Copy, Debug)]
 struct Known {
     shape: u32,
+    /// How many global constants the shape passes.
+    globals: u32,
     /// A call of that shape, packed (`None` when it does not fit).
     packed: Option<Packed>,
 }
@@ -426,14 +431,17 @@ const PACKED_ARGS: usize = 16;
 /// A validated call as [`Shape::matches_at_location`] compares it: block, range, arguments
 /// packed one number each, and the kernel name's address (a static: the same address is the
 /// same name; another address with the same name only misses this, and is matched by shape).
+/// In this order: what every comparison reads shares the first cache line with the first
+/// arguments.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct Packed {
-    block: u32,
     kernel: (usize, usize),
-    dims: usize,
+    block: u32,
+    dims: u32,
+    nargs: u32,
     lo: [i32; 3],
     hi: [i32; 3],
-    nargs: usize,
     args: [u64; PACKED_ARGS],
 }
 
@@ -443,17 +451,23 @@ impl Packed {
         let Args::Plan(a) = call.args else {
             return None;
         };
-        let mut args = [0; PACKED_ARGS];
-        for (k, slot) in args.iter_mut().enumerate().take(a.len()) {
-            *slot = ArgShape::of(call.arg(k)).packed()?;
+        if a.len() > PACKED_ARGS {
+            return None;
         }
-        (a.len() <= PACKED_ARGS).then_some(Packed {
-            block: call.block,
+        let mut args = [0; PACKED_ARGS];
+        for (slot, p) in args.iter_mut().zip(a) {
+            *slot = pack_arg(p);
+            if *slot == UNPACKED {
+                return None;
+            }
+        }
+        Some(Packed {
             kernel: (call.kernel.as_ptr() as usize, call.kernel.len()),
-            dims: call.range.dims(),
+            block: call.block,
+            dims: call.range.dims() as u32,
+            nargs: a.len() as u32,
             lo: call.range.lo(),
             hi: call.range.hi(),
-            nargs: a.len(),
             args,
         })
     }
@@ -463,14 +477,14 @@ impl Packed {
         let Args::Plan(a) = call.args else {
             return false; // a call before validation: matched by shape
         };
-        let n = self.dims;
+        let n = self.dims as usize;
         let (lo, hi) = (call.range.lo(), call.range.hi());
         self.block == call.block
-            && self.nargs == a.len()
+            && self.nargs as usize == a.len()
             && call.range.dims() == n
-            && (0..n).all(|d| lo[d] == self.lo[d] && hi[d] == self.hi[d])
+            && (0..n.min(3)).all(|d| lo[d] == self.lo[d] && hi[d] == self.hi[d])
             && self.kernel == (call.kernel.as_ptr() as usize, call.kernel.len())
-            && (0..a.len()).all(|k| ArgShape::of(call.arg(k)).packed() == Some(self.args[k]))
+            && a.iter().zip(&self.args).all(|(p, k)| pack_arg(p) == *k)
     }
 }
 
@@ -530,19 +544,36 @@ impl CallLog {
     /// shape refers to. True when the call has the shape of the location's previous call (its
     /// footprint is the same).
     pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> bool {
-        let l = loc as usize;
+        // Most calls repeat their location's previous call: one packed comparison (by
+        // reference: a packed call is a few hundred bytes).
+        let repeat = self
+            .by_loc
+            .get(loc as usize)
+            .and_then(|h| h.latest.as_ref())
+            .filter(|k| k.packed.as_ref().is_some_and(|p| p.is(call)))
+            .map(|k| (k.shape, k.globals));
+        if let Some((shape, globals)) = repeat {
+            self.record_globals(shape, globals, call);
+            return true;
+        }
+        self.record_other(loc as usize, call, ops)
+    }
+
+    /// [`CallLog::record`] of a call that is not its location's previous call packed.
+    #[inline(never)]
+    fn record_other(&mut self, l: usize, call: &Call<'_>, ops: &Ops) -> bool {
         if self.by_loc.len() <= l {
-            self.by_loc.resize_with(l + 1, Vec::new);
+            self.by_loc.resize_with(l + 1, LocShapes::default);
         }
         let shapes = &self.shapes;
         let here = &mut self.by_loc[l];
-        let hit = here.iter().position(|k| k.matches(call, shapes));
-        let same = hit == Some(0);
-        let s = match hit {
-            Some(i) => {
-                here[..=i].rotate_right(1);
-                here[0].shape as usize
-            }
+        if let Some(k) = here.latest.as_ref().filter(|k| k.matches(call, shapes)) {
+            let (shape, globals) = (k.shape, k.globals);
+            self.record_globals(shape, globals, call);
+            return true;
+        }
+        let known = match here.older.iter().position(|k| k.matches(call, shapes)) {
+            Some(i) => here.older.remove(i),
             None => {
                 let s = match shapes.iter().position(|sh| sh.matches(call)) {
                     Some(s) => s,
@@ -554,31 +585,44 @@ impl CallLog {
                         self.shapes.len() - 1
                     }
                 };
-                let known = Known {
+                Known {
                     shape: s as u32,
+                    globals: self.shapes[s].globals() as u32,
                     packed: Packed::of(call),
-                };
-                self.by_loc[l].insert(0, known);
-                s
+                }
             }
         };
-        self.record_globals(s, call);
-        same
+        let (shape, globals) = (known.shape, known.globals);
+        let here = &mut self.by_loc[l];
+        if let Some(previous) = here.latest.replace(known) {
+            here.older.insert(0, previous);
+        }
+        self.record_globals(shape, globals, call);
+        false
     }
 
-    /// Adds the record of a call of shape `s`: its number, and its global constants' values
-    /// when they changed since that shape's previous call.
-    fn record_globals(&mut self, s: usize, call: &Call<'_>) {
-        let mut bits = [0u64; MAX_ARGS];
-        let n = call.globals(&mut bits);
-        let last = &mut self.last[s];
-        // Element by element: a slice comparison calls `memcmp`.
-        let changed = last.len() != n || last.iter().zip(&bits).any(|(a, b)| a != b);
+    /// Adds the record of a call of shape `shape`, which passes `globals` global constants:
+    /// its number, and the constants' values when they changed since that shape's previous
+    /// call.
+    #[inline]
+    fn record_globals(&mut self, shape: u32, globals: u32, call: &Call<'_>) {
+        let s = shape as usize;
+        // A shape without global constants (most) keeps no values to compare.
+        let changed = globals > 0 && {
+            let last = &self.last[s];
+            let (mut n, mut differ) = (0, false);
+            call.each_global(|b| {
+                differ |= last.get(n) != Some(&b);
+                n += 1;
+            });
+            differ || n != last.len()
+        };
         push_varint(&mut self.records, ((s as u64) << 1) | u64::from(changed));
         if changed {
+            let last = &mut self.last[s];
             last.clear();
-            last.extend_from_slice(&bits[..n]);
-            for b in &bits[..n] {
+            call.each_global(|b| last.push(b));
+            for b in last.iter() {
                 self.records.extend_from_slice(&b.to_le_bytes());
             }
         }
@@ -827,6 +871,90 @@ mod tests {
         );
         // The logged call still passes.
         with_call(&w, &w.a, 0.25, |c| log.check(&mut rd, c)).unwrap();
+    }
+
+    /// Records every validated loop's call at location 0 (one call site) in a shared log.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<(CallLog, Vec<bool>)>>);
+
+    impl ops_core::LoopObserver for Recorder {
+        fn before_loop(
+            &mut self,
+            rt: &mut ops_core::Runtime<'_>,
+            plan: &LoopPlan<'_>,
+        ) -> ops_core::LoopAction {
+            let mut g = self.0.lock().unwrap();
+            let same = g.0.record(0, &Call::plan(plan), rt);
+            g.1.push(same);
+            ops_core::LoopAction::Run
+        }
+    }
+
+    /// Validated calls are compared packed: a call that passes other datasets, a smaller range
+    /// or another constant at the same location is another record (a replay of the raw calls
+    /// checks each against its own), and only a repeat of the location's previous shape says
+    /// "same". Comparing the packed arguments or the range's upper bounds no more fails this.
+    #[test]
+    fn validated_calls_are_told_apart_by_every_part_of_their_shape() {
+        let mut w = world();
+        let shared = std::sync::Arc::new(std::sync::Mutex::new((CallLog::default(), Vec::new())));
+        w.ops
+            .set_observer(Some(Box::new(Recorder(std::sync::Arc::clone(&shared)))));
+        let (a, b, pt) = (w.a, w.b, w.pt);
+        // (source, constant, range end) per call, all at one call site.
+        let calls = [
+            (&a, 0.5, 4),
+            (&a, 0.5, 4),
+            (&b, 0.5, 4),
+            (&b, 0.5, 4),
+            (&a, 0.5, 3),
+            (&a, 0.25, 3),
+            (&a, 0.5, 4),
+        ];
+        for (src, k, n) in calls {
+            let dst = if std::ptr::eq(src, &b) { &a } else { &b };
+            w.ops
+                .par_loop(
+                    scale,
+                    "scale",
+                    &w.grid,
+                    [0..n, 0..4],
+                    &[src.arg(&pt, Read), dst.arg(&pt, Write), Arg::global(k)],
+                )
+                .unwrap();
+        }
+        let (log, same) = std::mem::take(&mut *shared.lock().unwrap());
+        assert_eq!(same, [false, true, false, true, false, true, false]);
+        let mut rd = Reader::default();
+        for (i, (src, k, n)) in calls.into_iter().enumerate() {
+            let dst = if std::ptr::eq(src, &b) { &a } else { &b };
+            let args = [src.arg(&pt, Read), dst.arg(&pt, Write), Arg::global(k)];
+            let call = LoopCall {
+                name: "scale",
+                kernel: "scale",
+                block: w.grid.id(),
+                range: IterRange::from([0..n, 0..4]),
+                args: &args,
+                location: std::panic::Location::caller(),
+            };
+            // The next logged call is this one and no other of the sequence.
+            for (j, (src2, k2, n2)) in calls.into_iter().enumerate() {
+                if (std::ptr::eq(src2, src), k2, n2) == (true, k, n) {
+                    continue;
+                }
+                let dst2 = if std::ptr::eq(src2, &b) { &a } else { &b };
+                let args2 = [src2.arg(&pt, Read), dst2.arg(&pt, Write), Arg::global(k2)];
+                let other = LoopCall {
+                    args: &args2,
+                    range: IterRange::from([0..n2, 0..4]),
+                    ..call
+                };
+                assert!(
+                    log.check(&mut rd.clone(), &Call::raw(&other)).is_err(),
+                    "call {i} matched call {j}"
+                );
+            }
+            log.check(&mut rd, &Call::raw(&call)).unwrap();
+        }
     }
 
     #[test]

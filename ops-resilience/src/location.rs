@@ -31,8 +31,10 @@ pub struct LocInfo {
     pub max_gap: u64,
 }
 
-/// Slots of the location cache.
-const CACHE: usize = 256;
+/// Fewest slots of the location cache; it keeps at least [`CACHE_PER_LOCATION`] slots per
+/// location, so that two locations rarely share a pair of slots.
+const CACHE_MIN: usize = 256;
+const CACHE_PER_LOCATION: usize = 16;
 
 /// File, loop name and id of a location, bucketed by (line, column).
 type SiteEntry = (Box<str>, Box<str>, u32);
@@ -48,8 +50,40 @@ pub struct LocTable {
     /// state, does not end it.
     pub first_pass_recur: Option<u64>,
     map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState>,
-    /// Direct-mapped cache in front of `map`: (call-site address, name, id).
-    cache: Vec<Option<(usize, Box<str>, u32)>>,
+    /// Direct-mapped cache in front of `map`, by call site and loop name.
+    cache: Vec<CacheSlot>,
+}
+
+/// A location as [`LocTable::id_of_site`] last found it: its call site's address, its name's
+/// length and text (the first 16 bytes, [`head`]) and its id. A hit compares the text (a
+/// name's address proves nothing: a name built at run time may reuse another's freed
+/// memory); a name of at most 16 bytes is compared in the slot, a longer one in full.
+#[derive(Clone, Copy, Debug, Default)]
+struct CacheSlot {
+    site: usize,
+    head: [u64; 2],
+    len: u32,
+    id: u32,
+}
+
+/// A name's text as two numbers that, for names of one length up to 16 bytes, differ exactly
+/// when the names do (overlapping loads cover every byte); for longer names, its first 16
+/// bytes.
+#[inline]
+fn head(name: &str) -> [u64; 2] {
+    let b = name.as_bytes();
+    let n = b.len();
+    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+    let half = |i: usize| u64::from(u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")));
+    if n >= 16 {
+        [word(0), word(8)]
+    } else if n >= 8 {
+        [word(0), word(n - 8)]
+    } else if n >= 4 {
+        [half(0) | half(n - 4) << 32, 0]
+    } else {
+        [b.iter().fold(0, |v, &c| v << 8 | u64::from(c)), 0]
+    }
 }
 
 /// The key of a loop: `name@file:line:col`.
@@ -100,18 +134,38 @@ impl LocTable {
         index: u64,
     ) -> u32 {
         // `Location`s of call sites are statics: the address identifies the site.
-        let addr = location as *const std::panic::Location<'static> as usize;
-        let slot = ((addr >> 3) ^ name.len()) & (CACHE - 1);
-        if let Some(Some((a, n, id))) = self.cache.get(slot) {
-            if *a == addr && **n == *name {
-                return *id;
+        let site = location as *const std::panic::Location<'static> as usize;
+        let head = head(name);
+        // Two slots per location (a pair: `slot` and its neighbour), by a multiplicative hash
+        // of the site (sites a few bytes apart get slots of their own).
+        let slot = (site ^ name.len().rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        let slot = slot & self.cache.len().wrapping_sub(1);
+        let is = |c: &CacheSlot| {
+            c.site == site
+                && c.len as usize == name.len()
+                && c.head == head
+                && (name.len() <= 16 || *self.locs[c.id as usize].name == *name)
+        };
+        for s in [slot, slot ^ 1] {
+            if let Some(c) = self.cache.get(s).filter(|c| is(c)) {
+                return c.id;
             }
         }
         let id = self.lookup(name, location, index);
-        if self.cache.len() < CACHE {
-            self.cache.resize(CACHE, None);
+        let want = (CACHE_PER_LOCATION * self.locs.len()).next_power_of_two();
+        if self.cache.len() < want.max(CACHE_MIN) {
+            // Grown afresh: its slots are refilled as locations are called.
+            self.cache = vec![CacheSlot::default(); want.max(CACHE_MIN)];
         }
-        self.cache[slot] = Some((addr, name.into(), id));
+        let slot = slot & (self.cache.len() - 1);
+        // The pair keeps the two locations called last.
+        self.cache[slot ^ 1] = self.cache[slot];
+        self.cache[slot] = CacheSlot {
+            site,
+            head,
+            len: name.len() as u32,
+            id,
+        };
         id
     }
 
@@ -199,5 +253,69 @@ impl crate::learn::Counts for LocTable {
     }
     fn max_gap(&self, loc: u32) -> u64 {
         self.locs.get(loc as usize).map_or(0, |l| l.max_gap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::panic::Location;
+
+    #[track_caller]
+    fn here() -> &'static Location<'static> {
+        Location::caller()
+    }
+
+    /// Ids depend on the site and the name's text only: a name built at run time (at another
+    /// address every call) finds the same location, another name at the same site its own,
+    /// and many sites sharing the cache's slots keep theirs.
+    #[test]
+    fn a_location_is_its_site_and_its_name_whatever_their_addresses() {
+        let mut t = LocTable::default();
+        let sites: Vec<&'static Location<'static>> = (0..300).map(|_| here()).collect();
+        // The loop above is one site: build distinct ones from two call sites and the names.
+        let (a, b) = (here(), here());
+        let mut index = 0;
+        let mut id = |t: &mut LocTable, name: &str, site| {
+            index += 1;
+            t.id_of_site(name, site, index)
+        };
+        let halo = id(&mut t, "halo", a);
+        let built = format!("ha{}", "lo");
+        assert_eq!(id(&mut t, &built, a), halo);
+        assert_eq!(id(&mut t, &format!("ha{}", "lo"), a), halo);
+        assert_eq!(id(&mut t, "halo", a), halo);
+        let other = id(&mut t, "halo_x", a);
+        assert_ne!(other, halo);
+        assert_ne!(id(&mut t, "halo", b), halo);
+        // Three hundred names at one site: more than the cache holds, each its own id.
+        let names: Vec<String> = (0..300).map(|i| format!("loop{i}")).collect();
+        let first: Vec<u32> = names.iter().map(|n| id(&mut t, n, sites[0])).collect();
+        for _ in 0..3 {
+            for (n, want) in names.iter().zip(&first) {
+                assert_eq!(id(&mut t, &n.clone(), sites[0]), *want, "{n}");
+            }
+        }
+        // Names of every length up to 40 bytes differing in one byte anywhere: each its own.
+        let mut more = Vec::new();
+        for len in 1..=40 {
+            for at in 0..len {
+                let mut n = vec![b'x'; len];
+                n[at] = b'y';
+                more.push(String::from_utf8(n).unwrap());
+            }
+            more.push("x".repeat(len));
+        }
+        let ids: Vec<u32> = more.iter().map(|n| id(&mut t, n, sites[0])).collect();
+        for _ in 0..2 {
+            for (n, want) in more.iter().zip(&ids) {
+                assert_eq!(id(&mut t, &n.clone(), sites[0]), *want, "{n}");
+            }
+        }
+        assert_eq!(t.locs.len(), 3 + 300 + more.len());
+        assert_eq!(
+            t.locs[halo as usize].key,
+            format!("halo@{}:{}:{}", a.file(), a.line(), a.column())
+        );
     }
 }

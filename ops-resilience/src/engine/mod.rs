@@ -620,6 +620,8 @@ impl LoopObserver for Resilience {
     }
 
     fn take_error(&mut self) -> Option<OpsError> {
+        // Called after every loop: the usual answer without moving the (large) error out.
+        self.error.as_ref()?;
         self.error.take().map(OpsError::from)
     }
 }

@@ -66,7 +66,16 @@ impl Tracker {
     }
 
     /// Learns about datasets declared since the last call.
+    #[inline]
     pub fn sync(&mut self, ops: &Ops) {
+        if self.dats.len() < ops.dat_count() {
+            self.sync_new(ops);
+        }
+    }
+
+    /// [`Tracker::sync`] when datasets were declared.
+    #[inline(never)]
+    fn sync_new(&mut self, ops: &Ops) {
         let n = ops.dat_count();
         while self.dats.len() < n {
             let i = self.dats.len();
