@@ -545,7 +545,7 @@ impl CallLog {
     /// footprint is the same).
     pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> bool {
         // Most calls repeat their location's previous call: one packed comparison (by
-        // reference: a packed call is a few hundred bytes).
+        // reference: a packed call is nearly two hundred bytes).
         let repeat = self
             .by_loc
             .get(loc as usize)
