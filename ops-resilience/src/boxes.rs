@@ -16,6 +16,10 @@
 
 use ops_core::IterRange;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+/// Pieces of boxes being cut (on the stack: most cuts leave a few).
+pub type Pieces = SmallVec<[Bx; 8]>;
 
 /// A half-open box of global indices, padded to three dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -94,7 +98,7 @@ impl Bx {
 
     /// Pushes the pieces of `self \ o` onto `out`: at most two per dimension, disjoint, none
     /// empty. `self` itself when they do not overlap.
-    pub fn subtract(&self, o: &Bx, out: &mut Vec<Bx>) {
+    pub fn subtract(&self, o: &Bx, out: &mut Pieces) {
         if self.is_empty() {
             return;
         }
@@ -154,17 +158,21 @@ impl std::fmt::Display for Bx {
     }
 }
 
-/// A union of pairwise disjoint, non-empty boxes.
+/// A union of pairwise disjoint, non-empty boxes. The lists the tracker keeps per dataset and
+/// per region entry hold a box or two: those are kept inline (no allocation as loops update
+/// them).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BoxList {
-    boxes: Vec<Bx>,
+    boxes: SmallVec<[Bx; 4]>,
 }
 
 impl BoxList {
     /// The empty set.
     pub const fn new() -> BoxList {
-        BoxList { boxes: Vec::new() }
+        BoxList {
+            boxes: SmallVec::new_const(),
+        }
     }
 
     /// The set of one box (empty if the box is).
@@ -233,8 +241,8 @@ impl BoxList {
         if self.boxes.iter().any(|x| x.contains(b)) {
             return true;
         }
-        let mut rest = vec![*b];
-        let mut next = Vec::new();
+        let mut rest: Pieces = smallvec::smallvec![*b];
+        let mut next = Pieces::new();
         for x in &self.boxes {
             next.clear();
             for r in &rest {
@@ -268,8 +276,8 @@ impl BoxList {
             return;
         }
         // The parts of `b` not covered yet.
-        let mut pieces = vec![b];
-        let mut next = Vec::new();
+        let mut pieces: Pieces = smallvec::smallvec![b];
+        let mut next = Pieces::new();
         for x in &self.boxes {
             if !b.overlaps(x) {
                 continue;
@@ -318,7 +326,7 @@ impl BoxList {
             return;
         }
         // Boxes inside `b` go; boxes partly inside are cut (allocating only then).
-        let mut pieces = Vec::new();
+        let mut pieces = Pieces::new();
         let mut i = 0;
         while i < self.boxes.len() {
             let x = self.boxes[i];
@@ -497,10 +505,10 @@ mod tests {
 
         #[test]
         fn subtract_pieces_are_disjoint_and_exact(a in arb_box(3), b in arb_box(3)) {
-            let mut out = Vec::new();
+            let mut out = Pieces::new();
             a.subtract(&b, &mut out);
             prop_assert!(out.len() <= 6);
-            let l = BoxList { boxes: out };
+            let l = BoxList { boxes: out.into_iter().collect() };
             let pb = pts(&b);
             let expect: HashSet<_> = pts(&a).into_iter().filter(|p| !pb.contains(p)).collect();
             prop_assert_eq!(lpts(&l), expect);

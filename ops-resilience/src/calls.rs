@@ -98,7 +98,7 @@ const UNPACKED: u64 = u64::MAX;
 fn pack_arg(p: &ArgPlan) -> u64 {
     #[inline]
     fn pack(kind: u64, a: usize, b: usize, code: u8) -> u64 {
-        if a < 1 << 24 && b < 1 << 24 {
+        if (a | b) < 1 << 24 {
             kind << 56 | (a as u64) << 32 | (b as u64) << 8 | u64::from(code)
         } else {
             UNPACKED
@@ -438,10 +438,10 @@ const PACKED_ARGS: usize = 16;
 struct Packed {
     kernel: (usize, usize),
     block: u32,
-    dims: u32,
     nargs: u32,
-    lo: [i32; 3],
-    hi: [i32; 3],
+    /// The range as the runtime holds it (unused dimensions padded alike, so equal ranges
+    /// compare equal in full).
+    range: IterRange,
     args: [u64; PACKED_ARGS],
 }
 
@@ -464,10 +464,8 @@ impl Packed {
         Some(Packed {
             kernel: (call.kernel.as_ptr() as usize, call.kernel.len()),
             block: call.block,
-            dims: call.range.dims() as u32,
             nargs: a.len() as u32,
-            lo: call.range.lo(),
-            hi: call.range.hi(),
+            range: call.range,
             args,
         })
     }
@@ -477,14 +475,19 @@ impl Packed {
         let Args::Plan(a) = call.args else {
             return false; // a call before validation: matched by shape
         };
-        let n = self.dims as usize;
-        let (lo, hi) = (call.range.lo(), call.range.hi());
-        self.block == call.block
-            && self.nargs as usize == a.len()
-            && call.range.dims() == n
-            && (0..n.min(3)).all(|d| lo[d] == self.lo[d] && hi[d] == self.hi[d])
-            && self.kernel == (call.kernel.as_ptr() as usize, call.kernel.len())
-            && a.iter().zip(&self.args).all(|(p, k)| pack_arg(p) == *k)
+        if self.block != call.block
+            || self.nargs as usize != a.len()
+            || self.range != call.range
+            || self.kernel != (call.kernel.as_ptr() as usize, call.kernel.len())
+        {
+            return false;
+        }
+        for (p, k) in a.iter().zip(&self.args) {
+            if pack_arg(p) != *k {
+                return false;
+            }
+        }
+        true
     }
 }
 

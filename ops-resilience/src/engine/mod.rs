@@ -533,12 +533,9 @@ impl LoopObserver for Resilience {
         // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
         // (stalls counted as they are): two clock reads per loop would be a good part of what
         // they measure on small loops. The first loops, which set things up, are all timed.
-        let scale = if self.index < HOOK_EXACT {
-            1
-        } else {
-            HOOK_SAMPLE
-        };
-        let t0 = self.index.is_multiple_of(scale).then(Instant::now);
+        let exact = self.index < HOOK_EXACT;
+        let scale = if exact { 1 } else { HOOK_SAMPLE };
+        let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;
         let a = self.before_loop_inner(rt, plan);
         if let Some(t0) = t0 {

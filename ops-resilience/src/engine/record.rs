@@ -104,6 +104,7 @@ impl Tracker {
     /// times and stay recomputable (one start-up loop run back to back per initial state);
     /// afterwards only a location's first write is.
     /// `same_fp`: `fp` is the footprint the location's previous call recorded.
+    #[inline]
     pub fn update(
         &mut self,
         loc: u32,
@@ -115,6 +116,25 @@ impl Tracker {
         if fp.writes.is_empty() {
             return;
         }
+        // The steady state of a time loop, here rather than in a call: the writes change
+        // nothing but their indices.
+        let unchanged = same_fp
+            && !in_closure
+            && self.unchanged_at.get(loc as usize) == Some(&self.epoch)
+            && self.locs.first_pass_recur.is_some()
+            && self.init_history.is_none();
+        if unchanged {
+            for (d, _) in &fp.writes {
+                self.dats[*d as usize].last_write = Some(index);
+            }
+            return;
+        }
+        self.update_changed(loc, index, fp, in_closure);
+    }
+
+    /// [`Tracker::update`] when the writes may change the point sets.
+    #[inline(never)]
+    fn update_changed(&mut self, loc: u32, index: u64, fp: &Arc<Footprint>, in_closure: bool) {
         let start_up = self.locs.first_pass_recur.is_none();
         let l = loc as usize;
         if self.unchanged_at.len() <= l {
@@ -122,12 +142,6 @@ impl Tracker {
         }
         // Outside start-up every pair has written before (below), so no write is pure.
         let steady = !start_up && !in_closure && self.init_history.is_none();
-        if steady && same_fp && self.unchanged_at[l] == self.epoch {
-            for (d, _) in &fp.writes {
-                self.dats[*d as usize].last_write = Some(index);
-            }
-            return;
-        }
         let mut changed = false;
         // Whether the loop read only recomputable points: asked only for a write that could be
         // pure (in a steady time loop none is, and the reads are not scanned).
