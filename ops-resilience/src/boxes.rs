@@ -325,7 +325,7 @@ impl BoxList {
         if b.is_empty() || !self.overlaps(b) {
             return;
         }
-        // Boxes inside `b` go; boxes partly inside are cut (allocating only then).
+        // Boxes inside `b` go; boxes partly inside are cut (their pieces on the stack).
         let mut pieces = Pieces::new();
         let mut i = 0;
         while i < self.boxes.len() {

@@ -119,10 +119,8 @@ impl Tracker {
         // The steady state of a time loop, here rather than in a call: the writes change
         // nothing but their indices.
         let unchanged = same_fp
-            && !in_closure
             && self.unchanged_at.get(loc as usize) == Some(&self.epoch)
-            && self.locs.first_pass_recur.is_some()
-            && self.init_history.is_none();
+            && self.steady(in_closure);
         if unchanged {
             for (d, _) in &fp.writes {
                 self.dats[*d as usize].last_write = Some(index);
@@ -130,6 +128,13 @@ impl Tracker {
             return;
         }
         self.update_changed(loc, index, fp, in_closure);
+    }
+
+    /// Past start-up and outside a resilient region's body: every (location, dataset) pair has
+    /// written before, so no write is pure and a location's unchanged writes stay unchanged.
+    #[inline]
+    fn steady(&self, in_closure: bool) -> bool {
+        self.locs.first_pass_recur.is_some() && !in_closure && self.init_history.is_none()
     }
 
     /// [`Tracker::update`] when the writes may change the point sets.
@@ -140,8 +145,7 @@ impl Tracker {
         if self.unchanged_at.len() <= l {
             self.unchanged_at.resize(l + 1, NEVER);
         }
-        // Outside start-up every pair has written before (below), so no write is pure.
-        let steady = !start_up && !in_closure && self.init_history.is_none();
+        let steady = self.steady(in_closure);
         let mut changed = false;
         // Whether the loop read only recomputable points: asked only for a write that could be
         // pure (in a steady time loop none is, and the reads are not scanned).
