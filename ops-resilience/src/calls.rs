@@ -88,6 +88,19 @@ fn show_bits(ty: u8, bits: u64) -> String {
     }
 }
 
+/// A hash of the values of a loop's global constants (0 when it has none): what tells apart
+/// calls of one loop that differ only in them, such as Runge-Kutta stages passing each stage's
+/// coefficients (see [`crate::learn::structure::stages`]).
+pub(crate) fn globals_tag(plan: &LoopPlan<'_>) -> u64 {
+    let mut h = 0u64;
+    for a in plan.args() {
+        if let ArgPlan::Global(s) = a {
+            h = (h.rotate_left(5) ^ scalar_bits(*s)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) | 1;
+        }
+    }
+    h
+}
+
 /// A packed argument too large to pack (no packed argument has all bits set).
 const UNPACKED: u64 = u64::MAX;
 

@@ -68,6 +68,20 @@ pub struct LocationReport {
     pub revisions: u32,
     /// The candidates measured, cheapest first.
     pub candidates: Vec<Candidate>,
+    /// What the learner did, in order: decisions, reviews and revisions.
+    pub history: Vec<LearnerStep>,
+}
+
+/// One thing the location learner did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LearnerStep {
+    /// The loop index at which it happened.
+    pub loop_index: u64,
+    /// `decided`, `revised`, `review` (a location outside the decided passes recurred, or the
+    /// chosen one stopped running once per pass: `location` names it), `review ended`.
+    pub what: String,
+    /// The location decided on, revised to, or that started the review.
+    pub location: Option<String>,
 }
 
 /// A saved dataset.

@@ -276,14 +276,14 @@ impl LocTable {
 }
 
 impl crate::learn::Counts for LocTable {
-    fn distinct(&self) -> usize {
-        self.locs.len()
-    }
     fn count(&self, loc: u32) -> u64 {
         self.locs.get(loc as usize).map_or(0, |l| l.count)
     }
     fn max_gap(&self, loc: u32) -> u64 {
         self.locs.get(loc as usize).map_or(0, |l| l.max_gap)
+    }
+    fn first(&self, loc: u32) -> u64 {
+        self.locs.get(loc as usize).map_or(u64::MAX, |l| l.first)
     }
 }
 

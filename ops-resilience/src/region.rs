@@ -113,11 +113,6 @@ impl Region {
         }
     }
 
-    /// True for a real region.
-    pub fn is_real(&self) -> bool {
-        self.real
-    }
-
     /// Adds an entry for dataset `dat` (at most one of each kind per dataset). An empty target
     /// adds nothing.
     pub fn add(&mut self, dat: u32, kind: EntryKind, target: BoxList, point_bytes: u64) {

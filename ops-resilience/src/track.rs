@@ -22,7 +22,7 @@ use crate::boxes::{BoxList, Bx};
 pub(crate) const MAX_BOXES: usize = 48;
 
 /// The dataset accesses of one loop: read footprints and written boxes, by dataset index.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Footprint {
     /// `(dataset index, box)` for every argument that may observe old values: the range grown
     /// by the stencil for `Read`, the centre box for `ReadWrite`, `Inc` and partial `Write`.

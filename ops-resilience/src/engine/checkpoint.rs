@@ -365,9 +365,7 @@ impl Resilience {
         let Some(loc) = self.track.locs.find_key(&key) else {
             return;
         };
-        if let Some(e) = self.learner.observe(loc, bytes, index) {
-            self.on_learner_event(e, index);
-        }
+        self.learner.observe(loc, bytes, index);
     }
 
     /// The snapshot function of the open region (whose failure note and pending transfers are

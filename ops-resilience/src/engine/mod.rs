@@ -490,9 +490,13 @@ impl Resilience {
             self.feed_region(rt, &fp);
         }
         if self.target == Target::Learn && !self.views.used && self.ff.key.is_none() {
+            let tag = match self.learner.recording() {
+                true => crate::calls::globals_tag(plan),
+                false => 0,
+            };
             let event = self
                 .learner
-                .on_loop(loc, index, &fp, &self.track.locs, &self.track);
+                .on_loop(loc, index, &fp, tag, &self.track.locs, &self.track);
             if let Some(e) = event {
                 self.on_learner_event(e, index);
             }
@@ -532,8 +536,10 @@ impl LoopObserver for Resilience {
     fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
         // (stalls counted as they are): two clock reads per loop would be a good part of what
-        // they measure on small loops. The first loops, which set things up, are all timed.
-        let exact = self.index < HOOK_EXACT;
+        // they measure on small loops. The first loops, which set things up, are all timed, and
+        // so are the loops the learner records (now and then one of them analyses the trace,
+        // which sampling would count sixteen times or not at all).
+        let exact = self.index < HOOK_EXACT || self.learner.recording();
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;

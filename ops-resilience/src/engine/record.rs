@@ -9,7 +9,7 @@ use ops_core::{DatId, Ops};
 
 use crate::boxes::Bx;
 use crate::error::ResilienceError;
-use crate::learn::Measure;
+use crate::learn::{DatInfo, Targets};
 use crate::location::LocTable;
 use crate::meta::DatState;
 use crate::region::{EntryKind, Region};
@@ -363,24 +363,18 @@ impl Tracker {
     }
 }
 
-impl Measure for Tracker {
-    fn last_pure_write(&self) -> u64 {
-        self.last_pure_write
-    }
-
-    fn dry_region(&self, start: u64, bound: u64) -> Region {
-        let mut r = Region::new(start, bound, false);
-        self.add_targets(&mut r, false, false);
-        r
-    }
-
-    fn saved_bytes(&self, region: &Region) -> u64 {
-        let mut bytes = region.save_bytes();
-        for (e, _) in self.alias_drops(region) {
-            let e = &region.entries[e];
-            bytes -= e.save_points() * e.point_bytes;
-        }
-        bytes
+impl Targets for Tracker {
+    fn dat_infos(&self) -> Vec<DatInfo> {
+        self.dats
+            .iter()
+            .map(|d| DatInfo {
+                saveable: d.live && self.saveable(d),
+                target: d.impure.clone(),
+                point_bytes: d.point_bytes(),
+                alias: d.alias,
+                last_write: d.last_write,
+            })
+            .collect()
     }
 }
 
@@ -508,14 +502,14 @@ mod tests {
     }
 
     #[test]
-    fn a_dry_region_targets_impure_points_of_saveable_datasets() {
+    fn the_learner_targets_impure_points_of_saveable_datasets() {
         let mut t = tracker();
         t.dats[1].impure = BoxList::from_box(b(10));
         t.dats[0].impure = BoxList::from_box(b(4));
         t.dats[0].transient = true;
-        let r = t.dry_region(5, 64);
-        assert_eq!(r.entries.len(), 1);
-        assert_eq!(r.entries[0].dat, 1);
-        assert_eq!(t.saved_bytes(&r), 80);
+        let infos = t.dat_infos();
+        assert!(!infos[0].saveable);
+        assert!(infos[1].saveable);
+        assert_eq!(infos[1].target.points() * infos[1].point_bytes, 80);
     }
 }

@@ -58,7 +58,7 @@ impl Resilience {
         loc.reason = format!(
             "the smallest checkpoint ({}) of the {} loop boundaries that occur once per pass of \
              the outer iteration (anchored at {anchor}; {} loops per pass at most), each measured \
-             by a dry run of its checkpoint region",
+             by liveness over the recorded loops",
             human_bytes(d.bytes),
             d.level.members.len(),
             d.level.max_pass,
@@ -76,9 +76,9 @@ impl Resilience {
                     location: locs.key(*m).to_string(),
                     position,
                     occurrences: locs.locs[*m as usize].count,
-                    samples: s.bytes.len(),
-                    bytes_min: s.bytes.iter().copied().min().unwrap_or(max),
-                    bytes_mean: s.bytes.iter().sum::<u64>() as f64 / s.bytes.len() as f64,
+                    samples: s.count,
+                    bytes_min: s.min_mean().0,
+                    bytes_mean: s.min_mean().1,
                     bytes_max: max,
                 })
             })
@@ -89,6 +89,21 @@ impl Resilience {
 
     /// Reports what the learner just did.
     pub(super) fn on_learner_event(&mut self, e: Event, index: u64) {
+        let key = |l: u32| self.track.locs.locs.get(l as usize).map(|i| i.key.clone());
+        let (what, location) = match &e {
+            Event::Decided => ("decided", self.learner.location().and_then(key)),
+            Event::Revised { .. } => ("revised", self.learner.location().and_then(key)),
+            Event::ReviewStarted(l) => ("review", key(*l)),
+            Event::ReviewEnded => ("review ended", None),
+        };
+        self.report
+            .location
+            .history
+            .push(crate::diags::LearnerStep {
+                loop_index: index,
+                what: what.into(),
+                location,
+            });
         match e {
             Event::Decided | Event::Revised { .. } => {
                 if let Event::Revised { from } = e {
@@ -101,13 +116,12 @@ impl Resilience {
                     self.report_location();
                 }
                 if self.ck.store.is_some() && self.dist.ranks <= 1 {
-                    // Prepare buffers for the first checkpoint's copies. (The dry regions
-                    // measured global boxes; a process of a distributed run copies only its
-                    // part of them.)
+                    // Prepare buffers for the first checkpoint's copies. (The recorded
+                    // regions are in global boxes; a process of a distributed run copies only
+                    // its part of them.)
                     if let Some(loc) = self.learner.location() {
-                        if let Some(s) = self.learner.samples().get(&loc) {
-                            self.ck.pool.refill(s.sizes.clone());
-                        }
+                        let sizes = self.learner.copy_sizes(loc, &self.track.locs, &self.track);
+                        self.ck.pool.refill(sizes);
                     }
                 }
                 // Counting for --ops-checkpoint-every starts from the decision.

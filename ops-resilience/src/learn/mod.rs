@@ -1,69 +1,101 @@
 //! Where checkpoints open: the program's outer iteration (its time step), found in the loop
-//! trace, and in it the loop boundary where a checkpoint saves least, measured exactly.
+//! trace, and in it the loop boundary where a checkpoint saves least, computed exactly.
 //!
-//! 1. **Structure.** While learning, the learner keeps the trace of loop locations and now and
-//!    then ([`structure::analyse`], amortised to a few operations per loop) finds its *levels*:
-//!    recurrences of a location, with the locations that occur once per pass (*members*: the
-//!    loop boundaries a checkpoint could open at once per iteration). Levels that cover the
-//!    program and whose passes are alike are *eligible* to be the outer iteration.
-//! 2. **Bytes.** At the next occurrence of every location of an eligible level's passes, a dry
-//!    region ([`Region`] without copies) runs exactly as a real checkpoint region would from
-//!    there: it counts the bytes of what is read before it is overwritten, minus what start-up
-//!    loops recompute at restore. A member's figure is the largest of its measurements (inner
-//!    trip counts and branches vary from pass to pass; the chosen location's checkpoints keep
-//!    adding to it).
-//! 3. **Decision.** [`structure::select`] picks the outer level from the structure (an inner
-//!    loop's iterations stay inside the time step that encloses them; rare, periodic and
-//!    conditional loops stay inside the pass) once its members are measured; its member with
-//!    the smallest figure is the checkpoint location. On an explicit time loop this happens in
-//!    the fourth to sixth pass: two passes to see the structure, then three measurements of
-//!    each member, each over a pass.
-//! 4. **Review.** A location the decided level's passes never reached that recurs (a loop
-//!    that first appeared late, a rare or conditional loop, or the program leaving what was
-//!    taken for its time loop) starts a review: the structure is analysed again over the
-//!    following passes, and an enclosing level replaces the decision only if its checkpoint is
-//!    clearly smaller. What the decided passes showed stays: a location they saw run other
-//!    than once per pass is no boundary of the same passes again, though the review's shorter
-//!    trace may not show it. A loop that appears late is otherwise part of the pass.
+//! 1. **Recording.** While learning (and while confirming or reviewing, below) the learner
+//!    records every loop's location, footprint and global constants, and the fetches and sets
+//!    between loops ([`trace::Recording`]).
+//! 2. **Structure.** Now and then ([`structure::analyse`], amortised to a few operations per
+//!    loop) the recorded locations are analysed into *levels*: recurrences of a location, with
+//!    the locations that occur once per pass (*members*: the loop boundaries a checkpoint could
+//!    open at once per iteration). Of the levels that cover the program, the finest is moved out
+//!    to the level that encloses it when its iterations are an inner loop (an iterative solve,
+//!    Runge-Kutta stages: [`structure::encloses`]); rare, periodic and conditional loops are
+//!    part of the pass ([`structure::select`]).
+//! 3. **Bytes.** For every member, what a checkpoint region opening at each of its recorded
+//!    occurrences would save, from one backward liveness sweep over the recorded footprints
+//!    ([`liveness::sweep`]): per dataset and box, what is read before it is overwritten, or not
+//!    overwritten before the region closes, of the points a replay would not reproduce. A
+//!    member's figure is the largest over the passes measured (inner trip counts and branches
+//!    vary).
+//! 4. **Decision.** Once every member of the selected level has been measured [`MEASURE`]
+//!    times, the member with the smallest figure is the checkpoint location: on an explicit time
+//!    loop, as its fourth pass begins. The structure is then *confirmed* over [`CONFIRM_PASSES`]
+//!    more passes: the recording goes on and every analysis selects the outer iteration again
+//!    (the first burst of an inner solve, taken for the time loop, is moved out of as soon as
+//!    its time step repeats), and a boundary that saves clearly less over the same passes
+//!    replaces the chosen one.
+//! 5. **Review.** Once confirmed, each loop only checks that the chosen location runs once per
+//!    pass ([`Learner::verify`]) and that its location belongs to the decided passes. A location
+//!    they never ran is watched from its first occurrence (recorded, so that the passes it runs
+//!    in are measured whole) and reviewed if it recurs; a chosen location that stops running
+//!    once per pass starts a review too. A review records, analyses and measures as the
+//!    confirmation does, for [`REVIEW_GAPS`] passes. A loop that first appears late is part of
+//!    the pass, never a reason to forget what was learnt.
 //!
 //! Everything here is a function of the loop trace and the tracker's state, and the learner's
 //! state travels in every checkpoint, so a restarted run decides exactly as the run it
 //! continues.
 
+pub mod liveness;
 pub mod structure;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::boxes::Bx;
-use crate::region::{Region, SnapFn};
-use crate::store::SavedRegion;
 use crate::track::Footprint;
 
+pub use liveness::DatInfo;
 pub use structure::Level;
+use structure::Selection;
+use trace::Recording;
 
-/// Dry regions per location before the decision (the figure is the largest measurement; the
-/// chosen location's checkpoints keep adding to it).
-pub const MEASURE: usize = 3;
+/// Measurements per member before a decision (the figure is the largest; more come as the
+/// structure is confirmed and reviewed, and from the checkpoints taken).
+pub const MEASURE: usize = 2;
 /// Fewest loops between two analyses of the trace.
 pub const ANALYSIS_GAP: u64 = 8;
-/// Most loop locations the trace keeps (the oldest half is dropped when it fills).
+/// Most loops the recording keeps (the oldest half is dropped when it fills).
 pub const TRACE_CAP: usize = 1 << 16;
-/// A review lasts at most this many times the gap between the two occurrences that started it.
+/// A review lasts this many times the longest pass of the decided level.
 pub const REVIEW_GAPS: u64 = 8;
+/// Passes of the decided level over which the structure is confirmed after a decision, and
+/// loops at least, [`CONFIRM_LOOPS`] (long enough for the first burst of an inner solve, taken
+/// for the time loop, to end and its time step to repeat).
+pub const CONFIRM_PASSES: u64 = 32;
+/// See [`CONFIRM_PASSES`].
+pub const CONFIRM_LOOPS: u64 = 2048;
+/// Passes of the decided level a location that ran once is watched for a recurrence.
+pub const WATCH_PASSES: u64 = 64;
+/// Checkpoints move to another boundary of the same passes only when it saves this many times
+/// less: a figure grows with the passes measured, and boundaries within a few per cent of each
+/// other would trade places as it does (each move is a revision the report counts).
+pub const MOVE_MARGIN: f64 = 1.05;
+/// Measurements kept per location (the largest of those dropped is kept besides).
+const KEPT_SAMPLES: usize = 64;
+/// Fewest loops a checkpoint region spans (see [`crate::engine::MIN_REGION_LOOPS`]).
+const MIN_REGION_LOOPS: u64 = crate::engine::MIN_REGION_LOOPS;
 
-/// What the learner needs from the tracker: dry regions with the datasets' current targets,
-/// and the bytes a closed one saves.
-pub trait Measure {
-    /// The last loop whose writes were recomputable (start-up data): a measurement is steady
-    /// only once a pass has gone by since.
-    fn last_pure_write(&self) -> u64;
-    /// A dry region opening before loop `start`, closing after at most `bound` loops, with a
-    /// save entry for everything a real checkpoint opening there would consider.
-    fn dry_region(&self, start: u64, bound: u64) -> Region;
-    /// The bytes a closed dry region would have saved (one half of each double buffer).
-    fn saved_bytes(&self, region: &Region) -> u64;
+/// What the learner needs from the tracker: what a checkpoint would consider saving now.
+pub trait Targets {
+    /// Per dataset, in declaration order.
+    fn dat_infos(&self) -> Vec<DatInfo>;
+}
+
+/// Counts of the loop trace the learner reads from the location table.
+pub trait Counts {
+    /// Occurrences of `loc` so far.
+    fn count(&self, loc: u32) -> u64;
+    /// Largest number of loops between two occurrences of `loc`.
+    fn max_gap(&self, loc: u32) -> u64;
+    /// The loop index of the first occurrence of `loc`.
+    fn first(&self, loc: u32) -> u64;
 }
 
 /// What the learner is doing.
@@ -74,16 +106,26 @@ pub enum Phase {
     Learning,
     /// The checkpoint location is decided.
     Decided,
-    /// Decided, and checking whether a location that recurred outside the decided passes
-    /// belongs to an enclosing iteration.
+    /// Decided; a location the decided passes never ran has run once: recording, so that if
+    /// it recurs the passes it ran in are measured whole.
+    Watching {
+        /// The location.
+        loc: u32,
+        /// The loop index at which the watch ends without a review.
+        until: u64,
+    },
+    /// Decided, and checking the structure again: after a decision (no trigger: the
+    /// confirmation), or because a location outside the decided passes recurred, or the chosen
+    /// location stopped running once per pass.
     Reviewing {
         /// The location whose recurrence started the review.
-        trigger: u32,
+        trigger: Option<u32>,
         /// The loop index at which the review ends.
         until: u64,
-        /// The trigger never occurred in the decided passes: the program left what was taken
-        /// for its outer iteration, which may then be an inner loop of the real one.
-        left: bool,
+        /// The chosen location was seen not to run once per pass of the decided level (its
+        /// other members said so): it must go.
+        #[serde(default)]
+        broken: bool,
     },
 }
 
@@ -97,51 +139,57 @@ pub enum Event {
         /// The location checkpoints opened at before.
         from: u32,
     },
-    /// A review started (the location that recurred).
+    /// A review started (the location that recurred, or the chosen one).
     ReviewStarted(u32),
     /// A review ended without a change.
     ReviewEnded,
 }
 
-/// The loop locations while learning or reviewing.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct Trace {
-    /// Loop index of `locs[0]`.
-    start: u64,
-    locs: Vec<u32>,
-}
-
 /// Measurements of one location.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Samples {
-    /// Bytes saved by each finished dry region, in order.
-    pub bytes: Vec<u64>,
-    /// Byte sizes of the boxes the latest one would have copied (to prepare buffers).
-    #[serde(skip)]
-    pub sizes: Vec<usize>,
-    /// Dry regions still to start at the next occurrences.
-    wanted: usize,
-    /// Dry regions running now.
-    running: usize,
-    /// Their bound.
-    bound: u64,
-    /// The longest pass of the level that asked for them.
+    /// Bytes a checkpoint region opening at an occurrence saves, by the occurrence's loop
+    /// index (the latest [`KEPT_SAMPLES`]).
+    pub bytes: BTreeMap<u64, u64>,
+    /// The largest measurement ever.
+    pub max: u64,
+    /// Measurements ever.
+    pub count: usize,
+    /// The largest of the measurements no longer kept (all older than the kept ones).
     #[serde(default)]
-    pass: u64,
+    pub older_max: Option<u64>,
 }
 
 impl Samples {
-    /// The location's figure: the largest measurement.
+    /// The location's figure: the largest measurement (`None` before the first).
     pub fn max(&self) -> Option<u64> {
-        self.bytes.iter().copied().max()
+        (self.count > 0).then_some(self.max)
     }
-}
 
-/// A dry region in flight.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Dry {
-    loc: u32,
-    region: Region,
+    /// The smallest and the mean of the measurements kept.
+    pub fn min_mean(&self) -> (u64, f64) {
+        let n = self.bytes.len().max(1) as f64;
+        let min = self.bytes.values().copied().min().unwrap_or(self.max);
+        (min, self.bytes.values().sum::<u64>() as f64 / n)
+    }
+
+    /// The largest measurement of a region opening at or before loop `until`.
+    pub fn max_until(&self, until: u64) -> Option<u64> {
+        let kept = self.bytes.range(..=until).map(|(_, &b)| b).max();
+        kept.max(self.older_max)
+    }
+
+    fn add(&mut self, index: u64, bytes: u64) {
+        if self.bytes.insert(index, bytes).is_none() {
+            self.count += 1;
+        }
+        self.max = self.max.max(bytes);
+        while self.bytes.len() > KEPT_SAMPLES {
+            if let Some((_, b)) = self.bytes.pop_first() {
+                self.older_max = self.older_max.max(Some(b));
+            }
+        }
+    }
 }
 
 /// The decided outer iteration and checkpoint location.
@@ -157,10 +205,12 @@ pub struct Decision {
     pub at_loop: u64,
     /// Per member (in `level.members` order), relative to the chosen location `C`: 0 before
     /// its first occurrence since the decision, then 1 when `C` has not occurred since its last
-    /// occurrence, 2 when `C` has.
+    /// occurrence, 3 when it has occurred twice or more since `C` last did, 2 when `C` has
+    /// occurred since its last occurrence.
     #[serde(default)]
     since: Vec<u8>,
-    /// Members that occurred a second time without `C` in between, since `C` last occurred.
+    /// Members that occurred a second time without `C` in between (in state 3), since `C` last
+    /// occurred.
     #[serde(default)]
     missing: u32,
 }
@@ -179,20 +229,37 @@ impl Decision {
     }
 }
 
+/// [`Decision::since`] in numbers: how many members have been seen since the decision (the
+/// voters) and how many of them saw the chosen location since.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    voters: u32,
+    twos: u32,
+}
+
+impl Tally {
+    fn of(d: &Decision) -> Tally {
+        Tally {
+            voters: d.since.iter().filter(|&&v| v > 0).count() as u32,
+            twos: d.since.iter().filter(|&&v| v == 2).count() as u32,
+        }
+    }
+}
+
 /// The location learner (see the module docs).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Learner {
     phase: Phase,
-    trace: Trace,
+    /// The loops recorded while learning, watching or reviewing.
+    rec: Recording,
     next_analysis: u64,
     levels: Vec<Level>,
+    /// The level the latest analysis selected while learning (measured, not yet decided).
+    candidate: Option<Level>,
     samples: BTreeMap<u32, Samples>,
-    dry: Vec<Dry>,
-    /// Dry regions still to start, over all locations.
-    wanted: usize,
     decision: Option<Decision>,
-    /// Sorted locations that are part of the decided passes: the decided level's core (the
-    /// loops of every pass) and what reviews saw; any other that recurs starts a review.
+    /// Sorted locations that are part of the decided passes: the decided level's union and
+    /// what reviews saw; any other that recurs starts a review.
     known: Vec<u32>,
     /// `known` as a bit set by location id (rebuilt after a restore).
     #[serde(skip)]
@@ -205,54 +272,10 @@ pub struct Learner {
     /// the level has (rebuilt after a restore).
     #[serde(skip)]
     tally: Tally,
-}
-
-/// [`Decision::since`] in numbers: which member anchors the level, how many members have been
-/// seen since the decision (the voters) and how many of them saw the chosen location since.
-#[derive(Clone, Copy, Debug, Default)]
-struct Tally {
-    anchor: Option<usize>,
-    voters: u32,
-    twos: u32,
-}
-
-impl Tally {
-    fn of(d: &Decision) -> Tally {
-        Tally {
-            anchor: d.level.members.iter().position(|&m| m == d.level.anchor),
-            voters: d.since.iter().filter(|&&v| v > 0).count() as u32,
-            twos: d.since.iter().filter(|&&v| v == 2).count() as u32,
-        }
-    }
-}
-
-impl Learner {
-    /// What a real checkpoint at the decided location saved (told when the next checkpoint
-    /// opens, so that a run restarted from the first one, which has its size in the file,
-    /// learns it at the same loop). A checkpoint at the chosen location that grew past another
-    /// member's figure (a pass unlike the measured ones) moves checkpoints there.
-    pub fn observe(&mut self, loc: u32, bytes: u64, index: u64) -> Option<Event> {
-        let d = self.decision.as_ref()?;
-        if d.location != loc {
-            return None;
-        }
-        self.samples.entry(loc).or_default().bytes.push(bytes);
-        if let Some(d) = self.decision.as_mut() {
-            d.bytes = d.bytes.max(bytes);
-        }
-        let _ = index;
-        None
-    }
-}
-
-/// Counts of the loop trace the learner reads from the location table.
-pub trait Counts {
-    /// Distinct locations seen so far.
-    fn distinct(&self) -> usize;
-    /// Occurrences of `loc` so far.
-    fn count(&self, loc: u32) -> u64;
-    /// Largest number of loops between two occurrences of `loc`.
-    fn max_gap(&self, loc: u32) -> u64;
+    /// A boundary of the decided passes found to save clearly less than the chosen one, and the
+    /// loop index at which it was: checkpoints move there if it still does a pass later.
+    #[serde(default)]
+    better_since: Option<(u32, u64)>,
 }
 
 impl Learner {
@@ -281,42 +304,78 @@ impl Learner {
         &self.levels
     }
 
-    /// Before the decision: the measured location with the smallest figure among the members
-    /// of eligible levels (where a checkpoint asked for now would best open).
-    pub fn provisional(&self) -> Option<u32> {
-        self.levels
-            .iter()
-            .filter(|l| l.eligible)
-            .flat_map(|l| l.members.iter())
-            .filter_map(|m| self.samples.get(m).and_then(Samples::max).map(|b| (b, *m)))
-            .min()
-            .map(|(_, m)| m)
+    /// True while loops are recorded (learning, watching, confirming, reviewing).
+    pub fn recording(&self) -> bool {
+        !matches!(self.phase, Phase::Decided)
     }
 
-    /// The bytes of a level's best member, once every member was measured [`MEASURE`] times.
-    fn level_bytes(&self, level: &Level) -> Option<u64> {
+    /// Before the decision: the member of the selected level with the smallest figure (where a
+    /// checkpoint asked for now would best open), once all are measured.
+    pub fn provisional(&self) -> Option<u32> {
+        self.candidate
+            .as_ref()
+            .and_then(|l| self.best_member(l))
+            .map(|(m, _)| m)
+    }
+
+    /// What a real checkpoint at the decided location saved (told when the next checkpoint
+    /// opens, so that a run restarted from the first one, which has its size in the file,
+    /// learns it at the same loop): one more measurement of the location.
+    pub fn observe(&mut self, loc: u32, bytes: u64, index: u64) {
+        let Some(d) = self.decision.as_mut() else {
+            return;
+        };
+        if d.location != loc {
+            return;
+        }
+        d.bytes = d.bytes.max(bytes);
+        self.samples.entry(loc).or_default().add(index, bytes);
+    }
+
+    /// Each member's figure once it was measured [`MEASURE`] times.
+    fn measured(&self, level: &Level) -> bool {
         level
             .members
             .iter()
-            .map(|m| {
-                self.samples
-                    .get(m)
-                    .filter(|s| s.bytes.len() >= MEASURE)
-                    .and_then(Samples::max)
-            })
-            .try_fold(u64::MAX, |acc, b| b.map(|b| acc.min(b)))
+            .all(|m| self.samples.get(m).is_some_and(|s| s.count >= MEASURE))
     }
 
-    /// The member of `level` with the smallest figure (its largest measurement); between
-    /// figures within 1 % of each other the smaller mean, then the first in pass order.
+    /// The member of `level` with the smallest figure; between figures within 1 % of each
+    /// other the smaller mean, then the first in pass order. Each figure is the member's largest
+    /// measurement, of regions opening in the passes every member's regions of which have
+    /// closed (all but the last two recorded passes, [`Learner::fair_until`]): every figure
+    /// covers the same passes, so a member whose latest region has not closed cannot look
+    /// cheaper for missing the pass that makes the others large.
     fn best_member(&self, level: &Level) -> Option<(u32, u64)> {
+        self.best_member_until(level).map(|(m, b, _)| (m, b))
+    }
+
+    /// The loop index before which the regions of every member of `level` opened and closed
+    /// (the second-to-last recorded occurrence of its anchor; all loops when it has not occurred
+    /// twice in the recording).
+    fn fair_until(&self, level: &Level) -> u64 {
+        let rec = &self.rec;
+        let mut at = (0..rec.len())
+            .rev()
+            .filter(|&s| rec.locs[s] == level.anchor);
+        match (at.next(), at.next()) {
+            (Some(_), Some(s)) => (rec.start + s as u64).saturating_sub(1),
+            _ => u64::MAX,
+        }
+    }
+
+    /// [`Learner::best_member`], with the loop index up to which the figures count.
+    fn best_member_until(&self, level: &Level) -> Option<(u32, u64, u64)> {
+        let until = self.fair_until(level);
         let mut best: Option<(u32, u64, f64)> = None;
         for &m in &level.members {
             let Some(s) = self.samples.get(&m) else {
                 continue;
             };
-            let Some(max) = s.max() else { continue };
-            let mean = s.bytes.iter().sum::<u64>() as f64 / s.bytes.len() as f64;
+            let Some(max) = s.max_until(until) else {
+                continue;
+            };
+            let mean = s.min_mean().1;
             let better = match best {
                 None => true,
                 Some((_, bmax, bmean)) => {
@@ -328,7 +387,7 @@ impl Learner {
                 best = Some((m, max, mean));
             }
         }
-        best.map(|(m, max, _)| (m, max))
+        best.map(|(m, max, _)| (m, max, until))
     }
 
     fn is_known(&self, loc: u32) -> bool {
@@ -371,8 +430,10 @@ impl Learner {
     /// was seen over a few passes only, and a branch taken every time so far or an inner loop
     /// that has not iterated twice yet looks like a loop of the pass. Every other member votes:
     /// a member occurring twice without the chosen location in between says it was skipped, the
-    /// chosen location occurring twice without a member in between says it repeats. When the
-    /// level's anchor or most members say so, the structure is reviewed.
+    /// chosen location occurring twice without a member in between says it repeats. When every
+    /// member says it was skipped (one repeating alone is itself no loop of the pass), or at
+    /// least half say it repeats (the others may be an inner loop's members, repeating with it),
+    /// the chosen location must go: a review finds where.
     fn verify(&mut self, loc: u32, index: u64) -> Option<Event> {
         let d = self.decision.as_mut()?;
         let member = self.member_of.get(loc as usize).copied().unwrap_or(0) as usize;
@@ -381,8 +442,6 @@ impl Learner {
         }
         let i = member - 1;
         let t = &mut self.tally;
-        let anchor = t.anchor;
-        let anchor_state = anchor.map_or(0, |a| d.since[a]);
         let voters = t.voters;
         // A majority counts once most members have been seen since the decision.
         let quorum = 2 * voters as usize > d.since.len();
@@ -395,674 +454,417 @@ impl Learner {
                 t.twos = voters;
             }
             d.missing = 0;
-            // The anchor, which delimits the passes, says it repeats; or most members do.
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
+            quorum && twice > 0 && 2 * twice >= voters
         } else {
+            // A member seen again without `C` in between says `C` was skipped, once however
+            // often it repeats (an inner loop taken for a member repeats many times; it is one
+            // voter, and it cannot outvote the others).
             let was = d.since[i];
-            let skipped = was == 1;
-            if skipped {
-                d.missing += 1;
-            }
+            let skipped = was == 1 || was == 3;
+            d.missing += u32::from(was == 1);
             t.voters += u32::from(was == 0);
             t.twos -= u32::from(was == 2);
-            d.since[i] = 1;
-            (anchor == Some(i) && skipped) || (quorum && 2 * d.missing > voters)
+            d.since[i] = if skipped { 3 } else { 1 };
+            quorum && d.missing >= t.voters
         };
         if !wrong {
             return None;
         }
-        // The structure was seen over too few passes: look at it again (checkpoints stay where
-        // they are until the review decides).
-        let gap = 4 * d.level.max_pass.max(1);
-        Some(self.start_review(loc, index, index + REVIEW_GAPS * gap, true))
+        if let Phase::Reviewing { broken, .. } = &mut self.phase {
+            // Already reviewing: its verdict must move the chosen location.
+            *broken = true;
+            return None;
+        }
+        let until = index + REVIEW_GAPS * d.level.max_pass.max(1);
+        let event = self.review(loc, index, until);
+        if let Phase::Reviewing { broken, .. } = &mut self.phase {
+            *broken = true;
+        }
+        Some(event)
     }
 
-    /// Starts a review (see the module docs): the trace is recorded again from here and the
-    /// pass's boundaries are measured again. `left`: the decided passes may be an inner loop of
-    /// the real ones (a loop they never ran recurred, or the chosen location did not run once
-    /// per pass).
-    fn start_review(&mut self, trigger: u32, index: u64, until: u64, left: bool) -> Event {
-        if let Some(d) = &self.decision {
-            let (members, max_pass) = (d.level.members.clone(), d.level.max_pass);
-            for mem in members {
-                self.ask_for(mem, 1, max_pass);
-            }
-        }
+    /// Starts a review (see the module docs), keeping what is recorded (a watch's loops):
+    /// after a decision (no trigger), or because location `trigger` recurred.
+    fn start_review(&mut self, trigger: Option<u32>, index: u64, until: u64) {
         self.phase = Phase::Reviewing {
             trigger,
             until,
-            left,
-        };
-        self.trace = Trace {
-            start: index,
-            locs: vec![trigger],
+            broken: false,
         };
         self.next_analysis = index + ANALYSIS_GAP;
-        Event::ReviewStarted(trigger)
     }
 
-    /// Fixes the decision from outside (a restart taking over a checkpoint's state uses
-    /// [`Learner`]'s serialisation instead): only for tests.
-    #[cfg(test)]
-    fn recording(&self) -> bool {
-        !matches!(self.phase, Phase::Decided)
+    /// A review started by location `trigger`.
+    fn review(&mut self, trigger: u32, index: u64, until: u64) -> Event {
+        self.start_review(Some(trigger), index, until);
+        Event::ReviewStarted(trigger)
     }
 
     /// One loop at location `loc`, index `index`, with accesses `fp`, before it runs and
     /// before the tracker records its writes.
+    ///
+    /// `tag` hashes the loop's global constants ([`crate::calls::globals_tag`]); it is read only
+    /// while [`Learner::recording`] (0 otherwise).
     #[inline]
     pub fn on_loop(
         &mut self,
         loc: u32,
         index: u64,
-        fp: &Footprint,
+        fp: &Arc<Footprint>,
+        tag: u64,
         counts: &dyn Counts,
-        m: &dyn Measure,
+        targets: &dyn Targets,
     ) -> Option<Event> {
-        // Most loops of a run come here decided, with nothing being measured: they only
-        // check the decision, apart from the learning's work (and its stack frame).
-        if matches!(self.phase, Phase::Decided) && self.dry.is_empty() && self.wanted == 0 {
+        // Most loops of a run come here decided, with nothing recorded: they only check the
+        // decision.
+        if matches!(self.phase, Phase::Decided) {
             if let Some(e) = self.verify(loc, index) {
                 return Some(e);
             }
-            return self.check_known(loc, index, counts);
+            if !self.is_known(loc) {
+                return self.unknown(loc, index, fp, counts);
+            }
+            return None;
         }
-        self.on_loop_learning(loc, index, fp, counts, m)
+        self.on_loop_recording(loc, index, fp, tag, counts, targets)
     }
 
-    /// A decided loop at a location outside the decided passes that recurs starts a review.
-    fn check_known(&mut self, loc: u32, index: u64, counts: &dyn Counts) -> Option<Event> {
-        if !self.is_known(loc) && counts.count(loc) >= 2 {
-            let until = index + REVIEW_GAPS * counts.max_gap(loc).max(1);
-            let left = self
-                .decision
-                .as_ref()
-                .is_some_and(|d| !d.level.reaches(loc));
-            return Some(self.start_review(loc, index, until, left));
-        }
-        None
-    }
-
-    /// [`Learner::on_loop`] while learning, reviewing or measuring.
+    /// A decided loop at a location the decided passes never ran: a review if it recurs, else
+    /// a watch (recording from here, so that the passes it runs in are measured whole if it
+    /// does).
     #[inline(never)]
-    fn on_loop_learning(
+    fn unknown(
         &mut self,
         loc: u32,
         index: u64,
-        fp: &Footprint,
+        fp: &Arc<Footprint>,
         counts: &dyn Counts,
-        m: &dyn Measure,
     ) -> Option<Event> {
-        let recording = !matches!(self.phase, Phase::Decided);
-        if recording {
-            if self.trace.locs.is_empty() {
-                self.trace.start = index;
-            }
-            self.trace.locs.push(loc);
-            if self.trace.locs.len() >= TRACE_CAP {
-                let half = TRACE_CAP / 2;
-                self.trace.locs.drain(..half);
-                self.trace.start += half as u64;
-            }
+        let pass = self.decision.as_ref()?.level.max_pass.max(1);
+        self.rec.clear();
+        self.rec.push(loc, index, fp, 0);
+        if counts.count(loc) >= 2 {
+            return Some(self.review(loc, index, index + REVIEW_GAPS * pass));
         }
-        // A dry region spans at most one pass of its location, as a real one does.
-        if self.dry.iter().any(|d| d.loc == loc) {
-            self.finish_dry(|d| d.loc == loc, m);
+        self.phase = Phase::Watching {
+            loc,
+            until: index + WATCH_PASSES * pass,
+        };
+        None
+    }
+
+    /// [`Learner::on_loop`] while learning, watching, confirming or reviewing.
+    #[inline(never)]
+    fn on_loop_recording(
+        &mut self,
+        loc: u32,
+        index: u64,
+        fp: &Arc<Footprint>,
+        tag: u64,
+        counts: &dyn Counts,
+        targets: &dyn Targets,
+    ) -> Option<Event> {
+        self.rec.push(loc, index, fp, tag);
+        if self.rec.len() >= TRACE_CAP {
+            self.rec.drop_oldest(TRACE_CAP / 2);
         }
-        if self.wanted > 0 {
-            let steady_from = m.last_pure_write();
-            let steady = |s: &Samples| index > steady_from + s.pass;
-            if let Some(s) = self
-                .samples
-                .get_mut(&loc)
-                .filter(|s| s.wanted > 0 && steady(s))
-            {
-                s.wanted -= 1;
-                s.running += 1;
-                self.wanted -= 1;
-                let region = m.dry_region(index, s.bound);
-                self.dry.push(Dry { loc, region });
-            }
-        }
-        let finished = !self.dry.is_empty() && self.feed_dry(fp, m);
-        let mut event = None;
-        if matches!(self.phase, Phase::Decided) {
+        if self.decision.is_some() {
             if let Some(e) = self.verify(loc, index) {
                 return Some(e);
             }
         }
         match self.phase {
-            Phase::Decided => return self.check_known(loc, index, counts),
+            Phase::Watching { loc: w, until } => {
+                if loc == w || (!self.is_known(loc) && counts.count(loc) >= 2) {
+                    let pass = self.decision.as_ref()?.level.max_pass.max(1);
+                    return Some(self.review(loc, index, index + REVIEW_GAPS * pass));
+                }
+                if index >= until {
+                    self.end_recording();
+                }
+                return None;
+            }
             Phase::Reviewing { until, .. } if index >= until => {
-                let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
-                self.set_known(seen);
-                self.phase = Phase::Decided;
-                self.levels.clear();
-                return Some(Event::ReviewEnded);
+                self.levels = structure::analyse(&self.rec.locs);
+                let event = self.try_revise(index, counts, targets, true);
+                if event.is_none() {
+                    self.know_recorded();
+                }
+                self.end_recording();
+                return event.or(Some(Event::ReviewEnded));
             }
             _ => {}
         }
-        let _ = finished;
-        // Decisions are taken on a fresh analysis only: a level measured earlier may have been
-        // the finest eligible one before the outer iteration had repeated.
-        if index >= self.next_analysis {
-            self.analyse(counts);
-            let len = self.trace.locs.len() as u64;
-            self.next_analysis = index + ANALYSIS_GAP.max(len / 8);
-            event = match self.phase {
-                Phase::Learning => self.try_decide(index),
-                Phase::Reviewing { .. } => self.try_revise(index),
-                Phase::Decided => None,
-            };
+        if index < self.next_analysis {
+            return None;
         }
-        event
+        self.levels = structure::analyse(&self.rec.locs);
+        let len = self.rec.len() as u64;
+        self.next_analysis = index + ANALYSIS_GAP.max(len / 8);
+        match self.phase {
+            Phase::Learning => self.try_decide(index, counts, targets),
+            Phase::Reviewing { .. } => self.try_revise(index, counts, targets, false),
+            _ => None,
+        }
     }
 
-    /// A value of dataset `dat` handed to the program (a fetch): the dry regions read it.
+    /// Takes what was recorded since the decided level's first recorded pass as part of its
+    /// passes (what ran before, a start-up, stays unknown: should it recur, the program has
+    /// left what was taken for its outer iteration).
+    fn know_recorded(&mut self) {
+        let Some(d) = &self.decision else { return };
+        let from = self
+            .rec
+            .locs
+            .iter()
+            .position(|&l| l == d.level.anchor)
+            .unwrap_or(0);
+        let seen: Vec<u32> = self.rec.locs[from..].to_vec();
+        self.set_known(seen);
+    }
+
+    /// The recording as the structure analysis reads it.
+    fn view<'a>(&'a self, first: &'a dyn Fn(u32) -> u64) -> structure::Trace<'a> {
+        structure::Trace {
+            locs: &self.rec.locs,
+            tags: &self.rec.tags,
+            first,
+        }
+    }
+
+    /// Stops recording: the decision stands.
+    fn end_recording(&mut self) {
+        self.phase = Phase::Decided;
+        self.rec.clear();
+        self.levels.clear();
+    }
+
+    /// A value of dataset `dat` handed to the program (a fetch): recorded as a read.
     pub fn on_read(&mut self, dat: u32, b: &Bx) {
-        for d in &mut self.dry {
-            d.region.read(dat, b);
+        if self.recording() {
+            self.rec.access(dat, *b, false);
         }
     }
 
-    /// The program is about to set `b` of dataset `dat`: the dry regions see the write.
+    /// The program is about to set `b` of dataset `dat`: recorded as a write.
     pub fn on_set(&mut self, dat: u32, b: &Bx) {
-        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
-            unreachable!("dry regions copy nothing")
-        };
-        for d in &mut self.dry {
-            let _ = d.region.write(dat, b, &mut never as &mut SnapFn<'_>);
+        if self.recording() {
+            self.rec.access(dat, *b, true);
         }
     }
 
-    /// Feeds a loop to the dry regions; true when one finished.
-    fn feed_dry(&mut self, fp: &Footprint, m: &dyn Measure) -> bool {
-        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
-            unreachable!("dry regions copy nothing")
+    /// Measures every member of `level` at each of its recorded occurrences not measured yet
+    /// whose region would have closed by now (see [`liveness`]).
+    fn measure(&mut self, level: &Level, counts: &dyn Counts, targets: &dyn Targets) {
+        let rec = &self.rec;
+        let Some(from) = rec.locs.iter().position(|&l| l == level.anchor) else {
+            return;
         };
-        for d in &mut self.dry {
-            let _ = d.region.on_loop(fp, &mut never as &mut SnapFn<'_>);
-        }
-        self.finish_dry(|d| d.region.all_decided() || d.region.expired(), m)
-    }
-
-    /// Closes the dry regions `done` picks and records what they would have saved; true when
-    /// one was.
-    fn finish_dry(&mut self, done: impl Fn(&Dry) -> bool, m: &dyn Measure) -> bool {
-        let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
-            unreachable!("dry regions copy nothing")
-        };
-        let mut finished = false;
-        let mut k = 0;
-        while k < self.dry.len() {
-            if !done(&self.dry[k]) {
-                k += 1;
-                continue;
-            }
-            let Dry { loc, mut region } = self.dry.swap_remove(k);
-            let _ = region.close(&mut never as &mut SnapFn<'_>);
-            let bytes = m.saved_bytes(&region);
-            let s = self.samples.entry(loc).or_default();
-            s.running = s.running.saturating_sub(1);
-            s.bytes.push(bytes);
-            s.sizes = std::mem::take(&mut region.sizes);
-            if let Some(d) = self.decision.as_mut().filter(|d| d.location == loc) {
-                d.bytes = d.bytes.max(bytes);
-            }
-            finished = true;
-        }
-        finished
-    }
-
-    /// Analyses the trace and asks for measurements of the levels that matter now: every
-    /// eligible level while learning, the eligible levels enclosing the decided one while
-    /// reviewing.
-    fn analyse(&mut self, counts: &dyn Counts) {
-        let levels = structure::analyse(&self.trace.locs, counts.distinct());
-        for l in levels.iter().filter(|l| l.passes >= 2) {
-            tracing::trace!(
-                at = self.trace.start + self.trace.locs.len() as u64,
-                anchor = l.anchor,
-                members = l.members.len(),
-                passes = l.passes,
-                eligible = l.eligible,
-                "recurring level"
-            );
-        }
-        let decided = self.decision.as_ref().map(|d| d.level.anchor);
-        let anchor_count = |a: u32| self.trace.locs.iter().filter(|&&l| l == a).count();
-        let decided_passes = decided.map(anchor_count);
-        // Steady means a whole pass of the longest recurrence seen without recomputable writes.
-        let longest = levels.iter().map(|l| l.max_pass).max().unwrap_or(0);
-        for l in &levels {
-            // Measured once the level has repeated twice: by then every loop of a pass has
-            // written its data at least twice, so nothing recurring is taken for start-up any
-            // more (see `track`). Every location of its passes, not only its members: an
-            // enclosing level the decision compares with has its members among them.
-            if !l.eligible {
-                continue;
-            }
-            if let (Some(a), Some(n)) = (decided, decided_passes) {
-                // Reviewing: only enclosing levels are candidates.
-                if !l.reaches(a) || l.passes + 1 >= n || l.members.contains(&a) {
+        let len = rec.len();
+        let mut windows = Vec::new();
+        let mut whose = Vec::new();
+        for &m in &level.members {
+            let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(m)) as usize;
+            let done = self.samples.get(&m);
+            let at: Vec<usize> = (from..len).filter(|&s| rec.locs[s] == m).collect();
+            for (k, &open) in at.iter().enumerate() {
+                let index = rec.start + open as u64;
+                if done.is_some_and(|s| s.bytes.contains_key(&index)) {
                     continue;
                 }
-            }
-            let bound = crate::engine::MIN_REGION_LOOPS.max(2 * l.max_pass);
-            for &mem in &l.union {
-                let s = self.samples.entry(mem).or_default();
-                let have = s.bytes.len() + s.running + s.wanted;
-                let more = MEASURE.saturating_sub(have);
-                s.wanted += more;
-                s.bound = s.bound.max(bound);
-                s.pass = s.pass.max(longest);
-                self.wanted += more;
+                let close = match at.get(k + 1) {
+                    Some(&next) => next.min(open + bound),
+                    None if open + bound <= len => open + bound,
+                    None => continue,
+                };
+                windows.push(liveness::Window { open, close });
+                whose.push((m, index));
             }
         }
-        self.levels = levels;
+        if windows.is_empty() {
+            return;
+        }
+        let mut dats = targets.dat_infos();
+        liveness::steady_targets(rec, &mut dats, |l| counts.count(l) >= 2);
+        let bytes = liveness::sweep(rec, &dats, &windows);
+        for ((m, index), b) in whose.into_iter().zip(bytes) {
+            self.samples.entry(m).or_default().add(index, b);
+        }
     }
 
-    fn try_decide(&mut self, index: u64) -> Option<Event> {
-        let chosen = structure::select(&self.levels, &self.trace.locs, &|l| self.level_bytes(l));
-        let level = match chosen {
-            Ok(Some(l)) => l.clone(),
-            _ => return None,
+    /// The sizes of the boxes a checkpoint at `loc` copies, from its latest recorded complete
+    /// region (to prepare buffers for the first checkpoint).
+    pub fn copy_sizes(&self, loc: u32, counts: &dyn Counts, targets: &dyn Targets) -> Vec<usize> {
+        let rec = &self.rec;
+        let at: Vec<usize> = (0..rec.len()).filter(|&s| rec.locs[s] == loc).collect();
+        let Some(w) = at.windows(2).last() else {
+            return Vec::new();
         };
+        let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(loc)) as usize;
+        let mut dats = targets.dat_infos();
+        liveness::steady_targets(rec, &mut dats, |l| counts.count(l) >= 2);
+        let window = liveness::Window {
+            open: w[0],
+            close: w[1].min(w[0] + bound),
+        };
+        liveness::dry_region(rec, &dats, window).sizes
+    }
 
-        let (location, bytes) = self.best_member(&level)?;
-        self.set_known(level.core.iter().copied());
-        self.decision = Some(Decision::new(level, location, bytes, index));
-        self.rebuild_bits();
-        self.phase = Phase::Decided;
-        self.trace = Trace::default();
-        self.levels.clear();
-        for s in self.samples.values_mut() {
-            s.wanted = 0;
+    fn try_decide(
+        &mut self,
+        index: u64,
+        counts: &dyn Counts,
+        targets: &dyn Targets,
+    ) -> Option<Event> {
+        let first = |l: u32| counts.first(l);
+        let (level, wait) = match structure::select(&self.levels, self.view(&first)) {
+            Selection::Nothing => return None,
+            Selection::Level(l) => (l.clone(), false),
+            Selection::Wait(l) => (l.clone(), true),
+        };
+        self.measure(&level, counts, targets);
+        self.candidate = Some(level.clone());
+        if wait || !self.measured(&level) {
+            return None;
         }
-        self.wanted = 0;
+        let (location, _) = self.best_member(&level)?;
+        let bytes = self.samples.get(&location).map_or(0, |s| s.max);
+        self.decide(level, location, bytes, index);
+        // The structure is confirmed over the next passes (the recording goes on).
+        let pass = self.decision.as_ref()?.level.max_pass.max(1);
+        let until = index + (CONFIRM_PASSES * pass).max(CONFIRM_LOOPS);
+        self.start_review(None, index, until);
         Some(Event::Decided)
     }
 
-    /// Asks for `n` more dry measurements of `loc`, a boundary of passes of at most `max_pass`
-    /// loops.
-    fn ask_for(&mut self, loc: u32, n: usize, max_pass: u64) {
-        let bound = crate::engine::MIN_REGION_LOOPS.max(2 * max_pass);
-        let s = self.samples.entry(loc).or_default();
-        s.wanted += n;
-        s.bound = s.bound.max(bound);
-        s.pass = s.pass.max(max_pass);
-        self.wanted += n;
-    }
-
-    /// True when `other`'s figure rests on as many measurements as `chosen`'s (up to twice
-    /// [`MEASURE`]): a figure from fewer passes may not have met the passes that make it large,
-    /// and moving to it on that ground moves back once they come. Otherwise asks for the missing
-    /// measurements of `other` (in passes of at most `max_pass` loops; now is loop `index`), so
-    /// that a later look can compare like with like.
-    fn measured_as_often(&mut self, other: u32, chosen: u32, max_pass: u64, index: u64) -> bool {
-        let count = |l: u32| self.samples.get(&l).map_or(0, |s| s.bytes.len());
-        let need = count(chosen).min(2 * MEASURE);
-        let have = count(other);
-        if have >= need {
-            return true;
-        }
-        let pending = self.samples.get(&other).map_or(0, |s| s.wanted + s.running);
-        let more = (need - have).saturating_sub(pending);
-        // The review lasts until they can have come (extended only when measurements are asked
-        // for, so a boundary that stops occurring cannot keep it open).
-        if more > 0 {
-            self.ask_for(other, more, max_pass);
-            if let Phase::Reviewing { until, .. } = &mut self.phase {
-                *until = (*until).max(index + (need - have + 1) as u64 * 2 * max_pass.max(1));
-            }
-        }
-        false
-    }
-
-    /// During a review, with the pass's boundaries measured again: when another member of the
-    /// decided level now saves clearly less than the chosen location (a loop that appeared late
-    /// reads what was dead at the chosen boundary), checkpoints move there.
-    fn rechoose(&mut self, index: u64) -> Option<Event> {
-        let d = self.decision.as_ref()?;
-        let chosen = self.samples.get(&d.location).and_then(Samples::max)?;
-        let (best, bytes) = self.best_member(&d.level)?;
-        if best == d.location || bytes as f64 * 1.01 >= chosen as f64 {
-            return None;
-        }
-        let (chosen, max_pass) = (d.location, d.level.max_pass);
-        if !self.measured_as_often(best, chosen, max_pass, index) {
-            return None;
-        }
-        let d = self.decision.as_mut()?;
-        let from = d.location;
-        *d = Decision::new(d.level.clone(), best, bytes, index);
+    fn decide(&mut self, level: Level, location: u32, bytes: u64, index: u64) {
+        self.set_known(level.union.iter().copied());
+        self.decision = Some(Decision::new(level, location, bytes, index));
+        self.candidate = None;
+        self.better_since = None;
         self.rebuild_bits();
-        Some(Event::Revised { from })
     }
 
-    /// A review's verdict, from the structure analysed again since it started: the level that
-    /// now holds the chosen location (or the decided anchor) as a loop of every pass, or else
-    /// the finest that runs it in every pass, moved out to an enclosing level as
-    /// [`structure::select`] does when the decided passes turn out to be a solver's iterations
-    /// (only when the review was started by the program leaving them); and in it the boundary
-    /// that saves least. A change of level or location is a revision.
-    fn try_revise(&mut self, index: u64) -> Option<Event> {
-        if let Some(e) = self.rechoose(index) {
-            return Some(e);
-        }
-        let left = matches!(self.phase, Phase::Reviewing { left: true, .. });
+    /// A review's verdict, from the structure analysed again over what it recorded: the outer
+    /// iteration as [`structure::select`] finds it now (as when learning: the finest level that
+    /// covers the program, moved out of an inner loop's iterations to the level enclosing them;
+    /// a finer level running inside every pass of the decided one is taken for an inner loop of
+    /// it), with what the decided passes showed kept (a location they saw run other than once
+    /// per pass is no boundary, though the review's shorter trace may not show it; a chosen
+    /// location found not to run once per pass is none either). If the chosen location is one
+    /// of its boundaries, checkpoints stay there unless another boundary saves [`MOVE_MARGIN`]
+    /// times less over the same passes, and still does a pass later; otherwise they move to its
+    /// cheapest boundary, once every boundary is measured. Nothing changes while no level
+    /// covers the recorded loops.
+    fn try_revise(
+        &mut self,
+        index: u64,
+        counts: &dyn Counts,
+        targets: &dyn Targets,
+        last: bool,
+    ) -> Option<Event> {
+        let broken = matches!(self.phase, Phase::Reviewing { broken: true, .. });
         let d = self.decision.as_ref()?;
-        let (from, anchor) = (d.location, d.level.anchor);
-        let trace = &self.trace.locs;
-        let holds = |l: &&Level, x: u32| l.eligible && l.members.contains(&x);
-        // Else the finest eligible level whose passes hold the chosen location: the decided
-        // passes no longer cover the program (they were an inner loop's first iterations).
-        let mut cur = self
+        let from = d.location;
+        let first = |l: u32| counts.first(l);
+        if self.levels.is_empty() {
+            self.levels = structure::analyse(&self.rec.locs);
+        }
+        let t = self.view(&first);
+        // The decided passes as the new analysis sees them: the level holding most of their
+        // boundaries (then the one anchored where they were, then the finest).
+        let shared = |l: &Level| {
+            l.members
+                .iter()
+                .filter(|m| d.level.members.contains(m))
+                .count()
+        };
+        let current = self
             .levels
             .iter()
-            .find(|l| holds(l, from))
-            .or_else(|| self.levels.iter().find(|l| holds(l, anchor)))
-            .or_else(|| {
-                self.levels
-                    .iter()
-                    .find(|l| l.eligible && l.core.binary_search(&from).is_ok())
-            })?;
-        if left {
-            cur = structure::enclosing(&self.levels, trace, cur);
-        }
-        let mut better = cur.clone();
-        if better.members.contains(&from) {
+            .filter(|l| l.eligible && shared(l) > 0)
+            .max_by_key(|l| (shared(l), l.anchor == d.level.anchor, l.passes));
+        let selected = match structure::select(&self.levels, t) {
+            // A finer level that runs inside every pass of the decided one is an inner loop of
+            // it (the decided passes were seen to be the outer iteration), even where its trip
+            // count alone would not tell: an inner loop that iterated once until the decision.
+            Selection::Level(l) | Selection::Wait(l)
+                if current.is_some_and(|c| structure::inside(t, l, c)) =>
+            {
+                current.expect("checked")
+            }
+            // (A level that may yet turn out to be enclosed is taken as it is: if it does, a
+            // later analysis of this review or of the next finds the enclosing one.)
+            Selection::Level(l) | Selection::Wait(l) => l,
+            Selection::Nothing => return None,
+        };
+        let mut better = selected.clone();
+        let old = &d.level;
+        let same_passes = better.members.contains(&from) && !broken;
+        if same_passes {
             // The decided passes again, anchored anew: what they showed stays true, though the
             // review's passes may not show it (an inner loop that has not iterated twice since,
             // a branch taken every time since): a location seen other than once per pass is no
             // member.
-            let old = &d.level;
             better
                 .members
                 .retain(|m| old.members.contains(m) || !old.reaches(*m));
-            better.anchor = better.members[0];
+        } else if broken {
+            better.members.retain(|&m| m != from);
         }
-        self.level_bytes(&better)?;
-        let (location, bytes) = self.best_member(&better)?;
-        if better.members.contains(&from) {
+        if better.members.is_empty() {
+            return None;
+        }
+        better.anchor = better.members[0];
+        self.measure(&better, counts, targets);
+        if !self.measured(&better) {
+            // The new level's boundaries are measured as the review goes on.
+            if let Phase::Reviewing { until, .. } = &mut self.phase {
+                *until = (*until).max(index + 2 * better.max_pass.max(1));
+            }
+            return None;
+        }
+        let (location, fair, until) = self.best_member_until(&better)?;
+        let bytes = self.samples.get(&location).map_or(fair, |s| s.max);
+        if same_passes {
             // The chosen location still runs once per pass: it stays unless another boundary
-            // saves clearly less.
-            let now = self
-                .samples
-                .get(&from)
-                .and_then(Samples::max)
-                .unwrap_or(u64::MAX);
-            if location == from
-                || bytes as f64 * 1.01 >= now as f64
-                || !self.measured_as_often(location, from, better.max_pass, index)
-            {
-                // Same location: the level it belongs to is updated, the schedule goes on.
-                if better.anchor != anchor {
-                    if let Some(d) = self.decision.as_mut() {
-                        let (at, b) = (d.at_loop, d.bytes);
-                        *d = Decision::new(better, from, b, at);
-                    }
-                    self.rebuild_bits();
+            // saves clearly less over the same passes, by more than [`MOVE_MARGIN`].
+            let sample = self.samples.get(&from);
+            let now = sample.and_then(|s| s.max_until(until)).unwrap_or(u64::MAX);
+            let cheaper = location != from && fair as f64 * MOVE_MARGIN < now as f64;
+            // The advantage must hold a pass later: a figure grows with the passes measured,
+            // and another boundary's may not have met yet the pass that makes it as large.
+            let held = match self.better_since {
+                Some((l, at)) if l == location => index >= at + better.max_pass.max(1),
+                _ => false,
+            };
+            if cheaper && !held && !last {
+                if !matches!(self.better_since, Some((l, _)) if l == location) {
+                    self.better_since = Some((location, index));
                 }
                 return None;
             }
+            if !cheaper {
+                self.better_since = None;
+                let most = sample.map_or(0, |s| s.max);
+                if let Some(d) = self.decision.as_mut() {
+                    d.bytes = d.bytes.max(most);
+                    if better.anchor != d.level.anchor || better.members != d.level.members {
+                        let (at, b) = (d.at_loop, d.bytes);
+                        *d = Decision::new(better, from, b, at);
+                    }
+                }
+                self.rebuild_bits();
+                return None;
+            }
         }
-        let seen: Vec<u32> = std::mem::take(&mut self.trace.locs);
-        self.set_known(seen.into_iter().chain(better.core.iter().copied()));
-        self.decision = Some(Decision::new(better, location, bytes, index));
-        self.rebuild_bits();
-        self.phase = Phase::Decided;
-        self.levels.clear();
-        for s in self.samples.values_mut() {
-            s.wanted = 0;
+        let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
+        self.decide(better, location, bytes, index);
+        if !confirming || !same_passes {
+            // A review's verdict, or a new outer iteration: it stands.
+            self.know_recorded();
+            self.end_recording();
         }
-        self.wanted = 0;
         Some(Event::Revised { from })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::boxes::BoxList;
-    use crate::region::EntryKind;
-
-    /// A program over one dataset per letter: every loop of location `l` reads dataset `l`
-    /// and rewrites it; dataset `l` holds `size(l)` points of 8 bytes.
-    struct Fake {
-        sizes: Vec<u64>,
-        /// Datasets a checkpoint considers (the others are recomputed or never written).
-        saved: Vec<u32>,
-    }
-
-    impl Measure for Fake {
-        fn last_pure_write(&self) -> u64 {
-            0
-        }
-        fn dry_region(&self, start: u64, bound: u64) -> Region {
-            let mut r = Region::new(start, bound, false);
-            for &d in &self.saved {
-                let b = Bx::new([0, 0, 0], [self.sizes[d as usize] as i32, 1, 1]);
-                r.add(d, EntryKind::Save, BoxList::from_box(b), 8);
-            }
-            r
-        }
-        fn saved_bytes(&self, r: &Region) -> u64 {
-            r.save_bytes()
-        }
-    }
-
-    #[derive(Default)]
-    struct Table {
-        count: Vec<u64>,
-        last: Vec<u64>,
-        max_gap: Vec<u64>,
-    }
-
-    impl Counts for Table {
-        fn distinct(&self) -> usize {
-            self.count.iter().filter(|&&c| c > 0).count()
-        }
-        fn count(&self, loc: u32) -> u64 {
-            self.count.get(loc as usize).copied().unwrap_or(0)
-        }
-        fn max_gap(&self, loc: u32) -> u64 {
-            self.max_gap.get(loc as usize).copied().unwrap_or(0)
-        }
-    }
-
-    /// Loop footprints: `reads` and `writes` datasets, each over its whole extent.
-    fn fp(sizes: &[u64], reads: &[u32], writes: &[u32]) -> Footprint {
-        let bx = |d: u32| (d, Bx::new([0, 0, 0], [sizes[d as usize] as i32, 1, 1]));
-        Footprint {
-            reads: reads.iter().map(|&d| bx(d)).collect(),
-            writes: writes.iter().map(|&d| bx(d)).collect(),
-        }
-    }
-
-    /// Runs a trace of (location, reads, writes) through a learner; the events with their
-    /// loop indices.
-    fn run(
-        learner: &mut Learner,
-        sizes: &[u64],
-        saved: &[u32],
-        loops: &[(u32, Vec<u32>, Vec<u32>)],
-    ) -> Vec<(u64, Event)> {
-        let m = Fake {
-            sizes: sizes.to_vec(),
-            saved: saved.to_vec(),
-        };
-        let mut t = Table::default();
-        let mut events = Vec::new();
-        for (i, (loc, r, w)) in loops.iter().enumerate() {
-            let l = *loc as usize;
-            if t.count.len() <= l {
-                t.count.resize(l + 1, 0);
-                t.last.resize(l + 1, 0);
-                t.max_gap.resize(l + 1, 0);
-            }
-            if t.count[l] > 0 {
-                t.max_gap[l] = t.max_gap[l].max(i as u64 - t.last[l]);
-            }
-            t.count[l] += 1;
-            t.last[l] = i as u64;
-            if let Some(e) = learner.on_loop(*loc, i as u64, &fp(sizes, r, w), &t, &m) {
-                events.push((i as u64, e));
-            }
-        }
-        events
-    }
-
-    #[test]
-    fn a_heat_solver_checkpoints_once_per_step_before_the_solve() {
-        // Datasets: 0 = u (64 points), 1 = u_old, 2 = residual scratch, 3 = geometry
-        // (recomputed at restore, so no checkpoint considers it). Start-up: geometry (3). Step: s copies u -> u_old (reads 0, writes 1); the solve
-        // j reads u_old and u and writes u, r reduces into 2; the trip count varies.
-        let sizes = [64, 64, 8, 64];
-        let mut loops = vec![(9, vec![], vec![3])];
-        for step in 0..12 {
-            loops.push((0, vec![0], vec![1]));
-            for _ in 0..(2 + step % 3) {
-                loops.push((1, vec![0, 1, 3], vec![0]));
-                loops.push((2, vec![0], vec![2]));
-            }
-        }
-        let mut l = Learner::default();
-        let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
-        let (at, e) = &events[0];
-        assert_eq!(*e, Event::Decided, "{events:?}");
-        let d = l.decision().unwrap();
-        // Before s, only u is live (u_old is overwritten first): 64 x 8 bytes.
-        assert_eq!(d.location, 0, "{d:?}");
-        assert_eq!(d.bytes, 64 * 8);
-        // Steps are 5 to 9 loops: decided in the sixth step at the latest.
-        assert!(*at < 40, "decided at loop {at}");
-        assert!(!l.recording());
-    }
-
-    #[test]
-    fn a_late_rare_loop_reviews_without_changing_the_decision() {
-        let sizes = [8, 8, 8];
-        let mut loops = Vec::new();
-        for step in 0..220 {
-            loops.push((0, vec![0], vec![0]));
-            loops.push((1, vec![0], vec![1]));
-            if step % 20 == 19 {
-                loops.push((2, vec![1], vec![2]));
-            }
-        }
-        let mut l = Learner::default();
-        let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
-        assert_eq!(events[0].1, Event::Decided);
-        assert_eq!(events[1].1, Event::ReviewStarted(2), "{events:?}");
-        assert_eq!(events[2].1, Event::ReviewEnded, "{events:?}");
-        assert!(!events
-            .iter()
-            .any(|(_, e)| matches!(e, Event::Revised { .. })));
-        assert_eq!(l.phase(), &Phase::Decided);
-    }
-
-    #[test]
-    fn the_learner_state_round_trips_through_json() {
-        let sizes = [8, 8];
-        let loops: Vec<_> = (0..20).map(|i| (i % 2, vec![i % 2], vec![i % 2])).collect();
-        let mut l = Learner::default();
-        run(&mut l, &sizes, &[0, 1], &loops);
-        let json = serde_json::to_string(&l).unwrap();
-        let mut back: Learner = serde_json::from_str(&json).unwrap();
-        back.rebuild_bits();
-        assert_eq!(back.decision(), l.decision());
-        assert_eq!(back.phase(), l.phase());
-    }
-
-    /// The rules of [`Learner::verify`] with every count taken afresh from `since`: what the
-    /// running tally must agree with. `None` for a location that is not a member.
-    fn verify_afresh(d: &mut Decision, loc: u32) -> Option<bool> {
-        let i = d.level.members.iter().position(|&m| m == loc)?;
-        let anchor = d.level.members.iter().position(|&m| m == d.level.anchor);
-        let anchor_state = anchor.map_or(0, |a| d.since[a]);
-        let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
-        let quorum = 2 * voters as usize > d.since.len();
-        Some(if loc == d.location {
-            let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
-            for v in d.since.iter_mut().filter(|v| **v > 0) {
-                *v = 2;
-            }
-            d.missing = 0;
-            (anchor != Some(i) && anchor_state == 2) || (quorum && 2 * twice > voters)
-        } else {
-            let skipped = d.since[i] == 1;
-            if skipped {
-                d.missing += 1;
-            }
-            d.since[i] = 1;
-            (anchor == Some(i) && skipped) || (quorum && 2 * d.missing > voters)
-        })
-    }
-
-    #[test]
-    fn verifying_with_the_running_tally_decides_as_counting_afresh() {
-        let members = vec![3u32, 5, 7, 9, 11];
-        let mut sorted = members.clone();
-        sorted.sort_unstable();
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut reviews = 0;
-        for case in 0..400usize {
-            let level = Level {
-                anchor: members[case % 5],
-                members: members.clone(),
-                core: sorted.clone(),
-                union: sorted.clone(),
-                passes: 3,
-                max_pass: 5,
-                covers: true,
-                alike: true,
-                eligible: true,
-                alive: true,
-            };
-            let location = members[case / 5 % 5];
-            let mut l = Learner {
-                decision: Some(Decision::new(level, location, 0, 0)),
-                ..Learner::default()
-            };
-            l.rebuild_bits();
-            let mut reference = l.decision.clone().unwrap();
-            for index in 0..80u64 {
-                // Mostly the members in pass order, with skips, repeats and other loops.
-                let r = next();
-                let loc = if r % 7 == 0 {
-                    4
-                } else if r % 5 == 0 {
-                    members[(r >> 8) as usize % 5]
-                } else {
-                    members[index as usize % 5]
-                };
-                if r % 11 == 0 {
-                    // A restart: the tally is rebuilt from the saved decision.
-                    let json = serde_json::to_string(&l).unwrap();
-                    l = serde_json::from_str(&json).unwrap();
-                    l.rebuild_bits();
-                }
-                let want = verify_afresh(&mut reference, loc).unwrap_or(false);
-                let got = l.verify(loc, index).is_some();
-                assert_eq!(got, want, "case {case}, loop {index} at {loc}");
-                if got {
-                    reviews += 1;
-                    break;
-                }
-                let d = l.decision.as_ref().unwrap();
-                assert_eq!((&d.since, d.missing), (&reference.since, reference.missing));
-            }
-        }
-        assert!(
-            reviews > 50,
-            "the sequences should often call for a review ({reviews})"
-        );
     }
 }

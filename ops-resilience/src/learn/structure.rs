@@ -14,27 +14,39 @@
 //!
 //! A level is *eligible* to be the program's outer iteration when it has at least
 //! [`MIN_PASSES`] complete passes, its anchor still recurs, its passes reach more than half of
-//! the distinct loops the program has run lately and its core more than a third (*coverage*:
-//! the loops of an inner solver, or of a helper called several times per time step, are a
-//! small part of the program; the time step runs most of them every pass), and its passes are
-//! alike:
-//! in at least half of them the core makes up at least half of the distinct loops (a location
-//! called twice per time step, whose passes alternate between two halves of the step, is no
-//! iteration).
+//! the locations the program has run lately and its core more than a third (*coverage*: the
+//! loops of an inner solver, or of a helper called several times per time step, are a small
+//! part of the program; the time step runs most of it every pass). Coverage counts the
+//! locations seen since the program's iterations began (the first occurrence of the first
+//! location that recurs: what ran before is start-up) and last seen in the latest
+//! [`FORGET_PASSES`] passes (a phase that is over does not count). Its passes are alike: in at least half
+//! of them the core makes up at least half of the distinct loops (a location called twice per
+//! time step, whose passes alternate between two halves of the step, is no iteration).
 //!
-//! Which eligible level is the outer iteration is decided with the bytes a checkpoint would save
-//! at its members ([`select`]).
+//! Of eligible levels, an inner loop's iterations are moved out to the level that *encloses*
+//! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages or a
+//! fixed-count smoother. Which level is the outer iteration is then decided with the bytes a
+//! checkpoint would save at its members ([`select`]).
 
 use serde::{Deserialize, Serialize};
 
+/// The recorded loops as the analysis reads them.
+#[derive(Clone, Copy)]
+pub struct Trace<'a> {
+    /// The location of each loop, in order.
+    pub locs: &'a [u32],
+    /// A hash of each loop's global constants' values (0 when it has none).
+    pub tags: &'a [u64],
+    /// The loop index of a location's first occurrence in the run.
+    pub first: &'a dyn Fn(u32) -> u64,
+}
+
 /// Complete passes a level needs before it can be the outer iteration.
-pub const MIN_PASSES: usize = 2;
+pub const MIN_PASSES: usize = 3;
 
 /// Passes of a level after which loops last seen before them no longer count against its
-/// coverage. An inner solver of the first time step iterating longer than this is taken for the
-/// time loop (a review corrects it once the time step repeats); a start-up with more distinct
-/// loops than the time step delays the decision by as many passes.
-pub const FORGET_PASSES: usize = 256;
+/// coverage (a phase of the program that is over: a spin-up, a switched-off source).
+pub const FORGET_PASSES: usize = 64;
 
 /// One level of the trace's recurring structure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,8 +63,8 @@ pub struct Level {
     pub passes: usize,
     /// Loops in the longest complete pass.
     pub max_pass: u64,
-    /// The passes reach more than half of the distinct loops run lately, and the core more
-    /// than a third.
+    /// The passes reach more than half of the locations run lately, and the core more than a
+    /// third.
     pub covers: bool,
     /// In at least half of the passes the core makes up at least half of the distinct loops.
     pub alike: bool,
@@ -72,9 +84,7 @@ impl Level {
 }
 
 /// The levels of `trace` (location ids, one per loop, in order), finest (most passes) first.
-/// `distinct` is the number of distinct locations the program has run so far (the trace may
-/// have dropped its oldest part).
-pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
+pub fn analyse(trace: &[u32]) -> Vec<Level> {
     let Some(&top) = trace.iter().max() else {
         return Vec::new();
     };
@@ -83,9 +93,20 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
     for (i, &l) in trace.iter().enumerate() {
         occ[l as usize].push(i as u32);
     }
-    // Locations the trace no longer holds count as long gone.
-    let dropped = distinct.saturating_sub(occ.iter().filter(|o| !o.is_empty()).count());
-    let mut last_seen: Vec<u32> = occ.iter().filter_map(|o| o.last().copied()).collect();
+    // What coverage counts: the locations seen since the program's iterations began (the
+    // first occurrence of the first location to recur; what ran before is start-up), by where
+    // they were last seen.
+    let start = occ
+        .iter()
+        .filter(|o| o.len() >= 2)
+        .map(|o| o[0])
+        .min()
+        .unwrap_or(u32::MAX);
+    let mut last_seen: Vec<u32> = occ
+        .iter()
+        .filter(|o| o.first().is_some_and(|&f| f >= start))
+        .filter_map(|o| o.last().copied())
+        .collect();
     last_seen.sort_unstable();
     let mut anchors: Vec<u32> = (0..n_locs as u32)
         .filter(|&l| occ[l as usize].len() >= 2)
@@ -135,9 +156,14 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
             touched.clear();
         }
         let p = passes as u32;
+        // What ran since the iterations began and before the anchor first did is part of a
+        // pass too (the first, seen in part): a location it ran twice (the first burst of an
+        // inner loop at the top of the step) is no member, whatever the complete passes show.
+        let lead = &trace[(start as usize).min(pos[0] as usize)..pos[0] as usize];
         let members: Vec<u32> = last_order
             .into_iter()
             .filter(|&l| once[l as usize] == p)
+            .filter(|&l| lead.iter().filter(|&&x| x == l).count() < 2)
             .collect();
         let mut core: Vec<u32> = seen
             .iter()
@@ -165,17 +191,11 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
         let since_last = (trace.len() - *pos.last().expect("two or more") as usize) as u64;
         let alive = since_last <= 2 * max_pass;
         let alike = 2 * sizes.iter().filter(|&&s| 2 * core.len() >= s).count() >= passes;
-        // A start-up with more distinct loops than the time step stops counting once it is
-        // FORGET_PASSES passes of this level in the past.
+        // Locations last seen FORGET_PASSES passes of this level ago no longer count.
         let horizon = trace
             .len()
             .saturating_sub(FORGET_PASSES * max_pass as usize) as u32;
-        let old = last_seen.partition_point(|&p| p < horizon);
-        let recent = if old > 0 {
-            last_seen.len() - old
-        } else {
-            last_seen.len() + dropped
-        };
+        let recent = last_seen.len() - last_seen.partition_point(|&p| p < horizon);
         let covers = 2 * union.len() > recent && 3 * core.len() > recent;
         let eligible = passes >= MIN_PASSES && covers && alike && alive;
         levels.push(Level {
@@ -195,10 +215,9 @@ pub fn analyse(trace: &[u32], distinct: usize) -> Vec<Level> {
     levels
 }
 
-/// True when the number of occurrences of `inner` varies between the complete passes of the
-/// level anchored at `outer`: an inner loop whose trip count depends on the data, rather than
-/// a fixed grouping of passes.
-pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
+/// The occurrences of `inner` in each complete pass of the level anchored at `outer`: the
+/// inner loop's trip counts, if it is one.
+pub fn trips(trace: &[u32], outer: u32, inner: u32) -> Vec<u64> {
     let mut counts: Vec<u64> = Vec::new();
     let mut current: Option<u64> = None;
     for &l in trace {
@@ -214,7 +233,105 @@ pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
             }
         }
     }
-    counts.windows(2).any(|w| w[0] != w[1])
+    counts
+}
+
+/// Most iterations of an inner loop whose trip count never varies that are taken for stages of
+/// one time step (Runge-Kutta stages, a sub-stepping of two to four) rather than time steps of
+/// a loop that runs every few of them (a monitor every five steps or more).
+pub const MAX_STAGES: u64 = 4;
+
+/// True when `outer`'s level encloses `inner`'s: `inner`'s iterations are an inner loop of the
+/// iteration `outer` anchors, not time steps of which `outer` runs every so often. The trace
+/// alone cannot always tell (an inner loop of fixed trip count three looks like a time step
+/// with a monitor every three steps), so the rule follows how programs are written:
+///
+/// - `outer`'s anchor ran before `inner`'s first iteration (the time step's prefix ran before
+///   its solver iterated; a rare loop or a branch of a time step first runs after the step's
+///   loops did), `inner` iterates at least twice in most passes of `outer` (the lower median
+///   of its trip counts: a branch taken most of the time gives trip counts of one), and the trip
+///   counts vary (an iterative solve) or are the same small number, up to [`MAX_STAGES`], with
+///   the iterations of each pass passing different global constants ([`stages`]: Runge-Kutta
+///   stages and their coefficients; a time step with a loop every few steps repeats its calls);
+/// - or, whatever ran first, `outer` runs [`outside`] `inner`'s iterations, where a large part
+///   of the program runs only between them (by the strict sign when the trip count does not
+///   vary or is mostly one).
+///
+/// Either way `inner` runs [`directly`] inside `outer`'s iterations, once per iteration.
+pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
+    if !inside(t, inner, outer) {
+        return false;
+    }
+    let counts = trips(t.locs, outer.anchor, inner.anchor);
+    let varies = counts.windows(2).any(|w| w[0] != w[1]);
+    let mut sorted = counts.clone();
+    sorted.sort_unstable();
+    let iterates = sorted[(sorted.len() - 1) / 2] >= 2;
+    let preceded = (t.first)(outer.anchor) < (t.first)(inner.anchor);
+    let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
+    if preceded && iterates && (varies || staged()) {
+        return true;
+    }
+    outside(t.locs, inner.anchor, outer.anchor, !varies || !iterates)
+}
+
+/// True when `inner`'s level runs inside every pass of `outer`'s, once per pass: it has more
+/// passes, `outer` reaches it and it runs in every complete pass of `outer` ([`directly`]).
+/// Whether it is an inner loop of `outer`'s iteration or `outer` a loop every few of its
+/// iterations is for [`encloses`] to tell, or for what was decided before.
+pub fn inside(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
+    inner.passes > outer.passes
+        && outer.reaches(inner.anchor)
+        && inner.core.binary_search(&outer.anchor).is_err()
+        && {
+            let counts = trips(t.locs, outer.anchor, inner.anchor);
+            counts.len() >= MIN_PASSES && !counts.contains(&0)
+        }
+        && directly(t.locs, inner, outer)
+}
+
+/// True when `inner`'s iterations run once per pass of `outer`, with nothing of `outer`'s
+/// iteration between them: every pass of `inner` that holds a loop of `outer`'s core other
+/// than `inner`'s (the rest of the outer iteration) holds `outer`'s anchor. A level whose
+/// passes hold several time steps (a loop every other step) holds the rest of the step
+/// without its anchor in between.
+pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
+    let rest =
+        |l: u32| outer.core.binary_search(&l).is_ok() && inner.core.binary_search(&l).is_err();
+    let mut from: Option<usize> = None;
+    for (i, &l) in trace.iter().enumerate() {
+        if l != inner.anchor {
+            continue;
+        }
+        if let Some(f) = from {
+            let pass = &trace[f..i];
+            if pass.iter().any(|&x| rest(x)) && !pass.contains(&outer.anchor) {
+                return false;
+            }
+        }
+        from = Some(i);
+    }
+    true
+}
+
+/// True when, in every complete pass of the level anchored at `outer`, the iterations of
+/// `inner` differ in the global constants their loops pass: some loop that runs once per
+/// iteration (a member of `inner`) passes other values in one iteration than in another.
+/// Stages of one step pass each stage's coefficients; a time step with a loop every few steps
+/// repeats its calls.
+pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
+    let at: Vec<usize> = (0..t.locs.len()).filter(|&i| t.locs[i] == outer).collect();
+    if at.len() < 2 {
+        return false;
+    }
+    let tag = |i: usize| t.tags.get(i).copied().unwrap_or(0);
+    at.windows(2).all(|w| {
+        inner.members.iter().any(|&m| {
+            let mut tags = (w[0]..w[1]).filter(|&i| t.locs[i] == m).map(tag);
+            let first = tags.next();
+            tags.any(|x| Some(x) != first)
+        })
+    })
 }
 
 /// True when `outer` runs outside the iterations of the level anchored at `inner`, where the
@@ -224,8 +341,11 @@ pub fn varies(trace: &[u32], outer: u32, inner: u32) -> bool {
 /// least half the loops of the passes without it (the inner loop's body). A branch or a
 /// periodic loop of the time step adds a loop or two to passes that run the whole step: the
 /// first sign alone takes a branch taken in steps whose solver happened to iterate longer for
-/// one, the second alone a branch not taken in only a few steps so far.
-pub fn outside(trace: &[u32], inner: u32, outer: u32, fixed: bool) -> bool {
+/// one, the second alone a branch not taken in only a few steps so far. When the trip count
+/// does not vary or is mostly one (`strict`), the grouping could as well be a periodic loop
+/// or a branch of the step, so the rest must then be twice as long and hold as many loops as
+/// the body.
+pub fn outside(trace: &[u32], inner: u32, outer: u32, strict: bool) -> bool {
     // Per location id: 1 when it ran in a pass holding `outer`, 2 in a pass without it.
     let mut ran_in: Vec<u8> = vec![0; trace.iter().max().map_or(0, |&m| m as usize + 1)];
     let (mut with_lens, mut without_lens) = (Vec::new(), Vec::new());
@@ -255,58 +375,76 @@ pub fn outside(trace: &[u32], inner: u32, outer: u32, fixed: bool) -> bool {
     let usual = without_lens[without_lens.len() / 2];
     let only_with = ran_in.iter().filter(|&&m| m == 1).count();
     let without = ran_in.iter().filter(|&&m| m & 2 != 0).count();
-    if fixed {
+    if strict {
         with_lens.iter().all(|&len| len >= 2 * usual) && only_with >= without
     } else {
         with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
     }
 }
 
-/// The outermost eligible level reached from `inner` by moving out to an eligible level with
-/// fewer passes whose passes hold the current one's anchor and whose anchor runs
-/// [`outside`] the current one's iterations: the time step around an inner loop, whether its
-/// trip count varies or not. A periodic enclosure (a monitor every ten steps, a sub-cycle every
-/// five) or a branch's adds a loop or two to passes that run the whole step, and is no move.
-pub fn enclosing<'a>(levels: &'a [Level], trace: &[u32], inner: &'a Level) -> &'a Level {
+/// The outermost eligible level reached from `inner` by moving out, level by level, to an
+/// eligible level that [`encloses`] the current one.
+pub fn enclosing<'a>(levels: &'a [Level], t: Trace<'_>, inner: &'a Level) -> &'a Level {
     let mut cur = inner;
     for c in levels.iter().filter(|l| l.eligible) {
-        if c.passes < cur.passes
-            && c.reaches(cur.anchor)
-            && outside(
-                trace,
-                cur.anchor,
-                c.anchor,
-                !varies(trace, c.anchor, cur.anchor),
-            )
-        {
+        if encloses(t, cur, c) {
             cur = c;
         }
     }
     cur
 }
 
-/// The bytes a checkpoint would save at a level's best member (`None` until every member was
-/// measured).
-pub type LevelBytes<'a> = &'a dyn Fn(&Level) -> Option<u64>;
+/// Complete passes of the enclosing level after which an undecided suspect ([`select`]) no
+/// longer holds the decision back: enough to see whether an inner loop's trip count varies.
+pub const SUSPECT_PASSES: usize = 3;
+
+/// What [`select`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Selection<'a> {
+    /// No level is eligible yet.
+    Nothing,
+    /// The outer iteration, unless the program shows otherwise later.
+    Level(&'a Level),
+    /// A level, but a location that ran before its first pass recurs between its iterations
+    /// and may anchor an enclosing iteration that has not repeated often enough to tell.
+    Wait(&'a Level),
+}
+
+/// True when a location that ran before `level`'s first pass recurs between its iterations, still
+/// recurs (the trace ends less than twice its longest gap after its last occurrence), and
+/// anchors a level with fewer than [`SUSPECT_PASSES`] passes: the prefix of a time step around
+/// an inner loop, whose level has not repeated often enough to tell ([`encloses`]).
+pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> bool {
+    let (trace, first) = (t.locs, t.first);
+    let start = first(level.anchor);
+    let alive = |x: u32| {
+        let at: Vec<usize> = (0..trace.len()).filter(|&i| trace[i] == x).collect();
+        let gap = at.windows(2).map(|w| w[1] - w[0]).max();
+        gap.is_some_and(|g| trace.len() - at[at.len() - 1] <= 2 * g)
+    };
+    level.union.iter().any(|&x| {
+        level.core.binary_search(&x).is_err()
+            && first(x) < start
+            && !levels
+                .iter()
+                .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
+            && alive(x)
+    })
+}
 
 /// Which level is the outer iteration: the finest eligible level, moved out to the levels
-/// that enclose it ([`enclosing`]): the time step encloses its inner loops, whatever either
-/// saves, and what rare, periodic and conditional loops add is part of its pass. The bytes then
-/// choose the checkpoint location inside the level.
-///
-/// `Err(level)` when the chosen level is not measured yet (measure its members); `Ok(None)`
-/// when no level is eligible.
-pub fn select<'a>(
-    levels: &'a [Level],
-    trace: &[u32],
-    bytes: LevelBytes<'_>,
-) -> Result<Option<&'a Level>, &'a Level> {
+/// that enclose it ([`enclosing`]); rare, periodic and conditional loops are part of its pass.
+/// While a [`suspect`] may still turn out to enclose it, the answer is to wait.
+pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
     let Some(finest) = levels.iter().find(|l| l.eligible) else {
-        return Ok(None);
+        return Selection::Nothing;
     };
-    let cur = enclosing(levels, trace, finest);
-    bytes(cur).ok_or(cur)?;
-    Ok(Some(cur))
+    let cur = enclosing(levels, t, finest);
+    if suspect(levels, t, cur) {
+        Selection::Wait(cur)
+    } else {
+        Selection::Level(cur)
+    }
 }
 
 #[cfg(test)]
@@ -321,82 +459,228 @@ mod tests {
             .collect()
     }
 
+    fn id(c: char) -> u32 {
+        (c as u8 - b'a') as u32
+    }
+
+    /// First occurrences in `tr`.
+    fn firsts(tr: &[u32]) -> impl Fn(u32) -> u64 + '_ {
+        move |l| {
+            tr.iter()
+                .position(|&x| x == l)
+                .map_or(u64::MAX, |p| p as u64)
+        }
+    }
+
+    /// `tr` as the analysis reads it, with no global constants.
+    fn view<'a>(tr: &'a [u32], first: &'a dyn Fn(u32) -> u64) -> Trace<'a> {
+        Trace {
+            locs: tr,
+            tags: &[],
+            first,
+        }
+    }
+
     fn level_of(levels: &[Level], anchor: char) -> &Level {
-        let a = (anchor as u8 - b'a') as u32;
         levels
             .iter()
-            .find(|l| l.members.contains(&a))
+            .find(|l| l.members.contains(&id(anchor)))
             .unwrap_or_else(|| panic!("no level with member {anchor}: {levels:?}"))
+    }
+
+    /// The level [`select`] settles on, with its answer's kind.
+    fn chosen<'a>(levels: &'a [Level], tr: &[u32]) -> (&'a Level, bool) {
+        let first = firsts(tr);
+        match select(levels, view(tr, &first)) {
+            Selection::Level(l) => (l, false),
+            Selection::Wait(l) => (l, true),
+            Selection::Nothing => panic!("nothing selected: {levels:?}"),
+        }
     }
 
     #[test]
     fn an_explicit_time_loop_is_one_level_of_all_its_loops() {
         // Start-up x y, then the step p q r four times.
         let tr = t("xy pqr pqr pqr pqr");
-        let levels = analyse(&tr, 5);
+        let levels = analyse(&tr);
         let l = level_of(&levels, 'p');
         assert_eq!(l.members, t("pqr"));
         assert_eq!(l.passes, 3);
         assert!(l.eligible);
         assert_eq!(l.max_pass, 3);
+        assert_eq!(chosen(&levels, &tr), (l, false));
     }
 
     #[test]
     fn an_inner_loop_is_a_finer_level_inside_the_step() {
         // Step: s, an inner loop j k run a varying number of times, then q.
         let tr = t("x sjkjkq sjkjkjkq sjkq sjkjkq");
-        let levels = analyse(&tr, 5);
+        let levels = analyse(&tr);
         let step = level_of(&levels, 's');
         assert_eq!(step.members, t("sq"));
         assert_eq!(step.core, t("jkqs"));
         assert!(step.eligible);
         let inner = level_of(&levels, 'j');
         assert!(inner.passes > step.passes);
-        assert!(outside(&tr, inner.anchor, step.anchor, false));
-        // With the same bytes, the data-dependent inner loop stays inside the step.
-        let bytes = |_: &Level| Some(100);
-        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
-        assert_eq!(chosen.anchor, step.anchor);
+        assert!(encloses(view(&tr, &firsts(&tr)), inner, step));
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
     }
 
     #[test]
-    fn during_the_first_inner_burst_nothing_covers_enough_to_decide() {
-        // Start-up a b c d, the step's prefix s, then the first solve's iterations.
+    fn an_iterative_solve_with_a_short_rest_of_step_is_enclosed_by_it() {
+        // A solve of six loops iterating 5 to 9 times, the rest of the step two loops (a
+        // prefix s and a suffix q): the passes holding the rest are barely longer, yet the
+        // step's prefix ran before the solve first iterated.
+        let body = "jklmno";
+        let mut s = String::from("x");
+        for n in [9, 7, 6, 6, 5] {
+            s.push('s');
+            for _ in 0..n {
+                s.push_str(body);
+            }
+            s.push('q');
+        }
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (step, inner) = (level_of(&levels, 's'), level_of(&levels, 'j'));
+        assert!(!outside(&tr, inner.anchor, step.anchor, false));
+        assert!(encloses(view(&tr, &firsts(&tr)), inner, step));
+        assert_eq!(chosen(&levels, &tr), (step, false));
+    }
+
+    #[test]
+    fn during_the_first_inner_burst_its_iterations_are_all_that_recurs() {
+        // Start-up a b c d, the step's prefix s, then the first solve's iterations: nothing
+        // tells them from a time loop yet (the step replaces them once it repeats).
         let tr = t("abcd s jk jk jk jk jk jk");
-        let levels = analyse(&tr, 7);
-        assert!(levels.iter().all(|l| !l.eligible), "{levels:?}");
-        let bytes = |_: &Level| Some(1);
-        assert_eq!(select(&levels, &tr, &bytes), Ok(None));
+        let levels = analyse(&tr);
+        let (l, wait) = chosen(&levels, &tr);
+        assert_eq!((l.anchor, wait), (id('j'), false));
+    }
+
+    #[test]
+    fn a_prefix_recurring_between_iterations_holds_the_decision_back_until_it_can_tell() {
+        // A solve iterating 8 times per step, its step's prefix r has run twice: the same trip
+        // count twice could be a periodic loop every 8 steps; a third step tells.
+        let mut s = String::from("x");
+        for n in [8, 8] {
+            s.push('r');
+            for _ in 0..n {
+                s.push_str("abcd");
+            }
+        }
+        s.push_str("rabcd");
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (l, wait) = chosen(&levels, &tr);
+        assert_eq!((l.anchor, wait), (id('a'), true), "{levels:?}");
+        // The third step's solve iterates 7 times: an iterative solve.
+        for _ in 0..6 {
+            s.push_str("abcd");
+        }
+        s.push_str("rabcd");
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (l, wait) = chosen(&levels, &tr);
+        assert_eq!((l.anchor, wait), (id('r'), false), "{levels:?}");
+    }
+
+    #[test]
+    fn runge_kutta_stages_are_enclosed_by_their_step() {
+        // Save a b, then three stages h r u of the same loops, every step; the update u passes
+        // each stage's coefficients.
+        let tr = t("x abhruhruhru abhruhruhru abhruhruhru abhruhruhru");
+        let mut stage = 0;
+        let tags: Vec<u64> = tr
+            .iter()
+            .map(|&l| match l {
+                20 => {
+                    stage = stage % 3 + 1;
+                    stage
+                }
+                _ => 0,
+            })
+            .collect();
+        let first = firsts(&tr);
+        let staged = Trace {
+            locs: &tr,
+            tags: &tags,
+            first: &first,
+        };
+        let levels = analyse(&tr);
+        let (step, stage) = (level_of(&levels, 'a'), level_of(&levels, 'h'));
+        assert!(stage.eligible && step.eligible);
+        assert!(stages(staged, stage, step.anchor));
+        assert!(encloses(staged, stage, step));
+        assert_eq!(enclosing(&levels, staged, stage).anchor, step.anchor);
+        // The same trace with the same calls in every iteration: a time step whose first loops
+        // run every third step (a sub-cycle), the iterations of h r u its passes.
+        assert!(!stages(view(&tr, &first), stage, step.anchor));
+        assert!(!encloses(view(&tr, &first), stage, step));
     }
 
     #[test]
     fn a_rare_loop_stays_inside_the_pass() {
         // Monitor m every third step: a periodic enclosure.
         let tr = t("x pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm");
-        let levels = analyse(&tr, 5);
+        let levels = analyse(&tr);
         let step = level_of(&levels, 'p');
         let monitor = level_of(&levels, 'm');
         assert!(step.eligible && monitor.eligible);
-        assert!(!outside(&tr, step.anchor, monitor.anchor, true));
-        let same = |_: &Level| Some(100);
-        assert_eq!(
-            select(&levels, &tr, &same).unwrap().unwrap().anchor,
-            step.anchor
-        );
-        // Even a cheaper checkpoint there would come only every third step.
-        let m = monitor.anchor;
-        let cheaper = move |l: &Level| Some(if l.anchor == m { 50 } else { 100 });
-        assert_eq!(
-            select(&levels, &tr, &cheaper).unwrap().unwrap().anchor,
-            step.anchor
-        );
+        assert!(!encloses(view(&tr, &firsts(&tr)), step, monitor));
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
+    }
+
+    #[test]
+    fn a_monitor_at_the_top_of_every_tenth_step_stays_inside_the_pass() {
+        let mut s = String::from("x");
+        for step in 0..35 {
+            if step % 10 == 0 {
+                s.push('m');
+            }
+            s.push_str("pqr");
+        }
+        // Four steps in, the monitor has run once: the step is the outer iteration.
+        let tr = t(&s[..1 + 1 + 12]);
+        let levels = analyse(&tr);
+        assert_eq!(chosen(&levels, &tr), (level_of(&levels, 'p'), false));
+        // Twice ten steps apart, it may be the prefix of a step with a solve iterating ten
+        // times (a third pass tells whether the count varies); three times, it is a monitor.
+        let tr = t(&s[..1 + 2 + 20 * 3 + 3]);
+        let levels = analyse(&tr);
+        assert!(matches!(
+            select(&levels, view(&tr, &firsts(&tr))),
+            Selection::Wait(_)
+        ));
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (step, monitor) = (level_of(&levels, 'p'), level_of(&levels, 'm'));
+        assert!(monitor.eligible);
+        assert!(!encloses(view(&tr, &firsts(&tr)), step, monitor));
+        assert_eq!(chosen(&levels, &tr), (step, false));
+    }
+
+    #[test]
+    fn a_branch_at_the_top_of_the_step_taken_most_of_the_time_is_no_enclosure() {
+        // b runs first in two steps of three: between its runs the step runs once or twice.
+        let mut s = String::from("x");
+        for step in 0..24 {
+            if step % 3 != 2 {
+                s.push('b');
+            }
+            s.push_str("pqr");
+        }
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let step = level_of(&levels, 'p');
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor, "{levels:?}");
     }
 
     #[test]
     fn a_location_called_twice_per_step_is_no_iteration() {
         // h runs in both halves of the step: its passes alternate between the halves.
         let tr = t("x habc hdefg habc hdefg habc hdefg habc hdefg");
-        let levels = analyse(&tr, 9);
+        let levels = analyse(&tr);
         let h = levels.iter().find(|l| l.anchor == 7).unwrap();
         assert!(!h.eligible, "{h:?}");
         let step = level_of(&levels, 'a');
@@ -409,13 +693,11 @@ mod tests {
         // The inner loop j k runs twice in every step (fixed stages, or a solver that always
         // takes two iterations): the step s ... q encloses it, as it would a varying one.
         let tr = t("x sjkjkq sjkjkq sjkjkq sjkjkq sjkjkq");
-        let levels = analyse(&tr, 5);
+        let levels = analyse(&tr);
         let inner = level_of(&levels, 'j');
         let step = level_of(&levels, 's');
         assert!(inner.eligible && step.eligible && inner.passes > step.passes);
-        let bytes = |_: &Level| Some(100);
-        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
-        assert_eq!(chosen.anchor, step.anchor);
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
     }
 
     #[test]
@@ -423,13 +705,10 @@ mod tests {
         // Every other step runs m n, and its solver j iterates longer: the steps holding m are
         // half again as long, but m n are two loops of a six-loop step.
         let tr = t("x pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst");
-        let levels = analyse(&tr, 10);
+        let levels = analyse(&tr);
         let step = level_of(&levels, 'p');
-        let m = (b'm' - b'a') as u32;
-        assert!(!outside(&tr, step.anchor, m, false));
-        let bytes = |_: &Level| Some(100);
-        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
-        assert_eq!(chosen.anchor, step.anchor);
+        assert!(!outside(&tr, step.anchor, id('m'), false));
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
     }
 
     #[test]
@@ -437,7 +716,7 @@ mod tests {
         // b runs first in the first three steps, then never again: its passes hold the step's
         // loops once each, but the step's level goes on without it.
         let tr = t("x bpqr bpqr bpqr pqr pqr pqr pqr pqr pqr");
-        let levels = analyse(&tr, 5);
+        let levels = analyse(&tr);
         let branch = levels.iter().find(|l| l.anchor == 1).unwrap();
         assert!(!branch.alive, "{branch:?}");
         let p = 15;
@@ -446,17 +725,6 @@ mod tests {
             step.is_some_and(|l| l.eligible && l.passes == 8 && l.members == [p, 16, 17]),
             "{levels:?}"
         );
-        let bytes = |_: &Level| Some(100);
-        let chosen = select(&levels, &tr, &bytes).unwrap().unwrap();
-        assert_eq!(chosen.anchor, p);
-    }
-
-    #[test]
-    fn unmeasured_levels_are_named() {
-        let tr = t("x sjkjkq sjkjkjkq sjkq sjkjkq");
-        let levels = analyse(&tr, 5);
-        let none = |_: &Level| None;
-        let missing = select(&levels, &tr, &none).unwrap_err();
-        assert!(missing.eligible);
+        assert_eq!(chosen(&levels, &tr).0.anchor, p);
     }
 }

@@ -9,6 +9,8 @@
 
 use ops_backends::prelude::*;
 
+use crate::oracle::Ctx;
+
 // ------------------------------------------------------------------------------------------
 // Kernels, one set per dimension
 // ------------------------------------------------------------------------------------------
@@ -212,22 +214,6 @@ impl Rng {
     }
 }
 
-/// The loops that ran exactly once in every step of a run (`ran`: each step's loops, then
-/// what ran after the time loop): the oracle's boundaries. Usually the step's plain loops; also
-/// a branch taken every time, or an inner loop that never iterated twice.
-pub fn once_per_step(ran: &[Vec<String>]) -> Vec<String> {
-    let steps = &ran[..ran.len().saturating_sub(1)];
-    let Some(first) = steps.first() else {
-        return Vec::new();
-    };
-    let once = |step: &Vec<String>, name: &String| step.iter().filter(|n| *n == name).count() == 1;
-    first
-        .iter()
-        .filter(|name| steps.iter().all(|step| once(step, name)))
-        .cloned()
-        .collect()
-}
-
 /// A random program from `seed`.
 pub fn generate(seed: u64) -> Prog {
     let mut rng = Rng(seed);
@@ -379,9 +365,8 @@ pub fn generate(seed: u64) -> Prog {
 // The interpreter
 // ------------------------------------------------------------------------------------------
 
-/// The running program.
+/// The running program's datasets and stencils.
 pub struct World {
-    pub ops: Ops,
     block: Block,
     dims: usize,
     n: [usize; 3],
@@ -393,19 +378,6 @@ pub struct World {
     cross: Stencil,
     plus_x: Stencil,
     sum: Reduction<f64>,
-    /// Every value the program received, as bits.
-    pub seen: Vec<u64>,
-    /// The loop index at the start of each step (when a resilience observer counts loops).
-    pub step_starts: Vec<u64>,
-    /// The names of the loops each step ran, in order.
-    pub ran: Vec<Vec<String>>,
-}
-
-/// The final state: every dataset's bytes (halos included) and every value received.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    pub dats: Vec<Vec<u8>>,
-    pub seen: Vec<u64>,
 }
 
 fn stencil_points(dims: usize, pts: &[[i32; 3]]) -> Vec<Vec<i32>> {
@@ -413,7 +385,7 @@ fn stencil_points(dims: usize, pts: &[[i32; 3]]) -> Vec<Vec<i32>> {
 }
 
 impl World {
-    pub fn new(mut ops: Ops, p: &Prog) -> World {
+    pub fn new(ops: &mut Ops, p: &Prog) -> World {
         let block = ops.block("grid", p.dims).unwrap();
         let h = p.halo;
         let dats = (0..FIELDS + 3)
@@ -453,12 +425,11 @@ impl World {
             }
             .unwrap()
         };
-        let point = mk(&mut ops, "point", &[[0, 0, 0]]);
-        let cross = mk(&mut ops, "cross", &cross_pts);
-        let plus_x = mk(&mut ops, "plus_x", &[[1, 0, 0]]);
+        let point = mk(ops, "point", &[[0, 0, 0]]);
+        let cross = mk(ops, "cross", &cross_pts);
+        let plus_x = mk(ops, "plus_x", &[[1, 0, 0]]);
         let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
         World {
-            ops,
             block,
             dims: p.dims,
             n: p.n,
@@ -469,9 +440,6 @@ impl World {
             cross,
             plus_x,
             sum,
-            seen: Vec::new(),
-            step_starts: Vec::new(),
-            ran: Vec::new(),
         }
     }
 
@@ -513,10 +481,7 @@ impl World {
         self.range(lo, hi)
     }
 
-    pub fn run_op(&mut self, op: &Op) -> Result<()> {
-        if let Some(step) = self.ran.last_mut() {
-            step.push(op.name.clone());
-        }
+    pub fn run_op(&self, ops: &mut Ops, op: &Op) -> Result<()> {
         let (s, a, d) = (self.dat(op.src), self.dat(op.aux), self.dat(op.dst));
         let (pt, cross, px) = (self.point, self.cross, self.plus_x);
         let b = self.block;
@@ -527,7 +492,6 @@ impl World {
             Kind::Halo => self.halo_layer(),
             _ => self.interior(),
         };
-        let ops = &mut self.ops;
         macro_rules! by_dims {
             ($k1:ident, $k2:ident, $k3:ident, $args:expr) => {
                 match dims {
@@ -573,37 +537,32 @@ impl World {
     }
 
     /// A reduction over the interior of `d`, handed to the program.
-    fn probe(&mut self, name: &str, d: D) -> Result<f64> {
+    fn probe(&self, cx: &mut Ctx, name: &str, d: D) -> Result<f64> {
         let x = self.dat(d);
         let (pt, b, r, red) = (self.point, self.block, self.interior(), self.sum);
         let args = [x.arg(&pt, Read), red.arg()];
         match self.dims {
-            1 => self.ops.par_loop(sum1, name, &b, r, &args)?,
-            2 => self.ops.par_loop(sum2, name, &b, r, &args)?,
-            _ => self.ops.par_loop(sum3, name, &b, r, &args)?,
+            1 => cx.ops.par_loop(sum1, name, &b, r, &args)?,
+            2 => cx.ops.par_loop(sum2, name, &b, r, &args)?,
+            _ => cx.ops.par_loop(sum3, name, &b, r, &args)?,
         }
-        if let Some(step) = self.ran.last_mut() {
-            step.push(name.to_string());
-        }
-        let v = self.ops.reduction_result(&red)?;
-        self.seen.push(v.to_bits());
-        Ok(v)
+        cx.result(&red)
     }
 
-    fn ops_seq(&mut self, body: &[Op]) -> Result<()> {
-        body.iter().try_for_each(|o| self.run_op(o))
+    fn ops_seq(&self, ops: &mut Ops, body: &[Op]) -> Result<()> {
+        body.iter().try_for_each(|o| self.run_op(ops, o))
     }
 
-    pub fn run_step(&mut self, p: &Prog, step: u32) -> Result<()> {
+    pub fn run_step(&mut self, cx: &mut Ctx, p: &Prog, step: u32) -> Result<()> {
         for item in &p.step {
             match item {
-                Item::Loop(op) => self.run_op(op)?,
+                Item::Loop(op) => self.run_op(&mut cx.ops, op)?,
                 Item::Inner { body, probe, max } => {
                     let mut trips = 0;
                     loop {
-                        self.ops_seq(body)?;
+                        self.ops_seq(&mut cx.ops, body)?;
                         trips += 1;
-                        let v = self.probe(&probe.0, probe.1)?;
+                        let v = self.probe(cx, &probe.0, probe.1)?;
                         if trips > (v.to_bits() >> 3) % max {
                             break;
                         }
@@ -612,7 +571,7 @@ impl World {
                 Item::SubCycle { every, times, body } => {
                     if step.is_multiple_of(*every) {
                         for _ in 0..*times {
-                            self.ops_seq(body)?;
+                            self.ops_seq(&mut cx.ops, body)?;
                         }
                     }
                 }
@@ -622,15 +581,15 @@ impl World {
                     let mut hi = [1; 3];
                     hi[..self.dims].fill(2);
                     lo[0] = 0;
-                    let v: f64 = self.ops.fetch_range(&x, self.range(lo, hi))?.iter().sum();
-                    self.seen.push(v.to_bits());
+                    let v: f64 = cx.ops.fetch_range(&x, self.range(lo, hi))?.iter().sum();
+                    cx.see(v);
                     if !(v.to_bits() >> 5).is_multiple_of(3) {
-                        self.ops_seq(body)?;
+                        self.ops_seq(&mut cx.ops, body)?;
                     }
                 }
                 Item::Rare { every, body } => {
                     if (step + 1).is_multiple_of(*every) {
-                        self.ops_seq(body)?;
+                        self.ops_seq(&mut cx.ops, body)?;
                     }
                 }
                 Item::Swap => self.buf.swap(0, 1),
@@ -639,39 +598,18 @@ impl World {
         Ok(())
     }
 
-    /// Runs the whole program; records each step's first loop index when a resilience
-    /// observer counts them.
-    pub fn run(&mut self, p: &Prog) -> Result<()> {
+    /// Runs the whole program; returns every dataset.
+    pub fn run(cx: &mut Ctx, p: &Prog) -> Result<Vec<Dat<f64>>> {
+        let mut w = World::new(&mut cx.ops, p);
         for op in &p.startup {
-            self.run_op(op)?;
+            w.run_op(&mut cx.ops, op)?;
         }
         for step in 0..p.steps {
-            if let Some(r) = self.ops.observer_mut::<ops_resilience::Resilience>() {
-                self.step_starts.push(r.loop_index());
-            }
-            self.ran.push(Vec::new());
-            self.run_step(p, step)?;
+            cx.step();
+            w.run_step(cx, p, step)?;
         }
-        self.ran.push(Vec::new());
-        let fin = p.fin.clone();
-        self.run_op(&fin)
-    }
-
-    /// Every dataset's bytes, halos included, and every value received.
-    pub fn outcome(&mut self) -> Outcome {
-        let e = self.extent();
-        let dats = self
-            .dats
-            .clone()
-            .iter()
-            .map(|d| {
-                let v = self.ops.fetch_range(d, e).unwrap();
-                v.iter().flat_map(|x| x.to_le_bytes()).collect()
-            })
-            .collect();
-        Outcome {
-            dats,
-            seen: self.seen.clone(),
-        }
+        cx.end();
+        w.run_op(&mut cx.ops, &p.fin)?;
+        Ok(w.dats)
     }
 }

@@ -1,0 +1,276 @@
+//! The learner on small programs: one dataset per location, whole-extent reads and writes.
+
+use super::*;
+
+/// A program over one dataset per letter: dataset `l` holds `sizes[l]` points of 8 bytes;
+/// `saved` lists the datasets a checkpoint may save (the others are start-up data a replay
+/// recomputes, or never written).
+struct Fake {
+    sizes: Vec<u64>,
+    saved: Vec<u32>,
+}
+
+impl Targets for Fake {
+    fn dat_infos(&self) -> Vec<DatInfo> {
+        (0..self.sizes.len())
+            .map(|d| DatInfo {
+                saveable: self.saved.contains(&(d as u32)),
+                point_bytes: 8,
+                ..DatInfo::default()
+            })
+            .collect()
+    }
+}
+
+#[derive(Default)]
+struct Table {
+    count: Vec<u64>,
+    first: Vec<u64>,
+    last: Vec<u64>,
+    max_gap: Vec<u64>,
+}
+
+impl Counts for Table {
+    fn count(&self, loc: u32) -> u64 {
+        self.count.get(loc as usize).copied().unwrap_or(0)
+    }
+    fn max_gap(&self, loc: u32) -> u64 {
+        self.max_gap.get(loc as usize).copied().unwrap_or(0)
+    }
+    fn first(&self, loc: u32) -> u64 {
+        self.first.get(loc as usize).copied().unwrap_or(u64::MAX)
+    }
+}
+
+/// Loop footprints: `reads` and `writes` datasets, each over its whole extent.
+fn fp(sizes: &[u64], reads: &[u32], writes: &[u32]) -> Arc<Footprint> {
+    let bx = |d: u32| (d, Bx::new([0, 0, 0], [sizes[d as usize] as i32, 1, 1]));
+    Arc::new(Footprint {
+        reads: reads.iter().map(|&d| bx(d)).collect(),
+        writes: writes.iter().map(|&d| bx(d)).collect(),
+    })
+}
+
+/// Runs a trace of (location, reads, writes) through a learner; the events with their
+/// loop indices.
+fn run(
+    learner: &mut Learner,
+    sizes: &[u64],
+    saved: &[u32],
+    loops: &[(u32, Vec<u32>, Vec<u32>)],
+) -> Vec<(u64, Event)> {
+    let m = Fake {
+        sizes: sizes.to_vec(),
+        saved: saved.to_vec(),
+    };
+    let mut t = Table::default();
+    let mut events = Vec::new();
+    for (i, (loc, r, w)) in loops.iter().enumerate() {
+        let l = *loc as usize;
+        if t.count.len() <= l {
+            t.count.resize(l + 1, 0);
+            t.first.resize(l + 1, 0);
+            t.last.resize(l + 1, 0);
+            t.max_gap.resize(l + 1, 0);
+        }
+        if t.count[l] > 0 {
+            t.max_gap[l] = t.max_gap[l].max(i as u64 - t.last[l]);
+        } else {
+            t.first[l] = i as u64;
+        }
+        t.count[l] += 1;
+        t.last[l] = i as u64;
+        if let Some(e) = learner.on_loop(*loc, i as u64, &fp(sizes, r, w), 0, &t, &m) {
+            events.push((i as u64, e));
+        }
+    }
+    events
+}
+
+#[test]
+fn a_heat_solver_checkpoints_once_per_step_before_the_solve() {
+    // Datasets: 0 = u (64 points), 1 = u_old, 2 = residual scratch, 3 = geometry
+    // (recomputed at restore, so no checkpoint considers it). Start-up: geometry (3). Step: s
+    // copies u -> u_old (reads 0, writes 1); the solve j reads u_old and u and writes u, r
+    // reduces into 2; the trip count varies.
+    let sizes = [64, 64, 8, 64];
+    let mut loops = vec![(9, vec![], vec![3])];
+    for step in 0..12 {
+        loops.push((0, vec![0], vec![1]));
+        for _ in 0..(2 + step % 3) {
+            loops.push((1, vec![0, 1, 3], vec![0]));
+            loops.push((2, vec![0], vec![2]));
+        }
+    }
+    let mut l = Learner::default();
+    let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+    let (at, e) = &events[0];
+    assert_eq!(*e, Event::Decided, "{events:?}");
+    let d = l.decision().unwrap();
+    // Before s, only u is live (u_old is overwritten first): 64 x 8 bytes.
+    assert_eq!(d.location, 0, "{d:?}");
+    assert_eq!(d.bytes, 64 * 8);
+    // Steps are 5 to 9 loops: decided in the fifth step at the latest.
+    assert!(*at < 40, "decided at loop {at}");
+    assert!(!events
+        .iter()
+        .any(|(_, e)| matches!(e, Event::Revised { .. })));
+}
+
+#[test]
+fn the_first_burst_of_an_inner_solve_is_left_for_its_time_step() {
+    // The first solve iterates 12 times before the step's prefix recurs: its iterations are
+    // taken for the time loop until then, and the step replaces them once it repeats.
+    let sizes = [64, 64, 8, 8];
+    let mut loops = vec![(9, vec![], vec![3])];
+    for step in 0..10 {
+        loops.push((0, vec![0], vec![1]));
+        for _ in 0..(12 - step.min(8)) {
+            loops.push((1, vec![0, 1], vec![0]));
+            loops.push((2, vec![0], vec![2]));
+        }
+        loops.push((3, vec![0], vec![3]));
+    }
+    let mut l = Learner::default();
+    let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+    let d = l.decision().unwrap();
+    assert_eq!((d.level.anchor, d.location), (0, 0), "{events:?} {d:?}");
+    assert_eq!(d.bytes, 64 * 8);
+    let revisions = events
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Revised { .. }))
+        .count();
+    assert!(revisions <= 1, "{events:?}");
+    // Steps 0 to 3 run 26, 24, 22 and 20 loops: the step is decided once three have run,
+    // before the end of the fourth.
+    assert!(d.at_loop < 1 + 26 + 24 + 22 + 20, "{d:?}");
+}
+
+#[test]
+fn a_late_rare_loop_reviews_without_changing_the_decision() {
+    let sizes = [8, 8, 8];
+    let mut loops = Vec::new();
+    // Every 1200 steps: first after the decision is confirmed.
+    for step in 0..4000 {
+        loops.push((0, vec![0], vec![0]));
+        loops.push((1, vec![0], vec![1]));
+        if step % 1200 == 1199 {
+            loops.push((2, vec![1], vec![2]));
+        }
+    }
+    let mut l = Learner::default();
+    let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+    assert_eq!(events[0].1, Event::Decided);
+    assert!(
+        events.iter().any(|(_, e)| *e == Event::ReviewStarted(2)),
+        "{events:?}"
+    );
+    assert!(!events
+        .iter()
+        .any(|(_, e)| matches!(e, Event::Revised { .. })));
+    assert_eq!(l.phase(), &Phase::Decided);
+}
+
+#[test]
+fn the_learner_state_round_trips_through_json() {
+    let sizes = [8, 8];
+    let loops: Vec<_> = (0..20).map(|i| (i % 2, vec![i % 2], vec![i % 2])).collect();
+    let mut l = Learner::default();
+    run(&mut l, &sizes, &[0, 1], &loops);
+    let json = serde_json::to_string(&l).unwrap();
+    let mut back: Learner = serde_json::from_str(&json).unwrap();
+    back.rebuild_bits();
+    assert_eq!(back.decision(), l.decision());
+    assert_eq!(back.phase(), l.phase());
+    assert_eq!(back.rec.locs, l.rec.locs);
+}
+
+/// The rules of [`Learner::verify`] with every count taken afresh from `since`: what the
+/// running tally must agree with. `None` for a location that is not a member.
+fn verify_afresh(d: &mut Decision, loc: u32) -> Option<bool> {
+    let i = d.level.members.iter().position(|&m| m == loc)?;
+    let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+    let quorum = 2 * voters as usize > d.since.len();
+    Some(if loc == d.location {
+        let twice = d.since.iter().filter(|&&v| v == 2).count() as u32;
+        for v in d.since.iter_mut().filter(|v| **v > 0) {
+            *v = 2;
+        }
+        d.missing = 0;
+        quorum && 2 * twice >= voters && twice > 0
+    } else {
+        let skipped = d.since[i] == 1 || d.since[i] == 3;
+        if d.since[i] == 1 {
+            d.missing += 1;
+        }
+        d.since[i] = if skipped { 3 } else { 1 };
+        let voters = d.since.iter().filter(|&&v| v > 0).count() as u32;
+        quorum && d.missing >= voters
+    })
+}
+
+#[test]
+fn verifying_with_the_running_tally_decides_as_counting_afresh() {
+    let members = vec![3u32, 5, 7, 9, 11];
+    let mut sorted = members.clone();
+    sorted.sort_unstable();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut reviews = 0;
+    for case in 0..400usize {
+        let level = Level {
+            anchor: members[case % 5],
+            members: members.clone(),
+            core: sorted.clone(),
+            union: sorted.clone(),
+            passes: 3,
+            max_pass: 5,
+            covers: true,
+            alike: true,
+            eligible: true,
+            alive: true,
+        };
+        let location = members[case / 5 % 5];
+        let mut l = Learner {
+            decision: Some(Decision::new(level, location, 0, 0)),
+            ..Learner::default()
+        };
+        l.rebuild_bits();
+        let mut reference = l.decision.clone().unwrap();
+        for index in 0..80u64 {
+            // Mostly the members in pass order, with skips, repeats and other loops.
+            let r = next();
+            let loc = if r % 7 == 0 {
+                4
+            } else if r % 5 == 0 {
+                members[(r >> 8) as usize % 5]
+            } else {
+                members[index as usize % 5]
+            };
+            if r % 11 == 0 {
+                // A restart: the tally is rebuilt from the saved decision.
+                let json = serde_json::to_string(&l).unwrap();
+                l = serde_json::from_str(&json).unwrap();
+                l.rebuild_bits();
+            }
+            let want = verify_afresh(&mut reference, loc).unwrap_or(false);
+            let got = l.verify(loc, index).is_some();
+            assert_eq!(got, want, "case {case}, loop {index} at {loc}");
+            if got {
+                reviews += 1;
+                break;
+            }
+            let d = l.decision.as_ref().unwrap();
+            assert_eq!((&d.since, d.missing), (&reference.since, reference.missing));
+        }
+    }
+    assert!(
+        reviews > 50,
+        "the sequences should often call for a review ({reviews})"
+    );
+}

@@ -1,0 +1,1054 @@
+//! Automatic checkpointing on programs written the way scientists write them, not generated:
+//! an implicit heat solver with a Jacobi solve to a tolerance, an advection-diffusion code with
+//! sub-cycles, a smoothing pass decided from a fetched window, a monitor and final statistics,
+//! an explicit Runge-Kutta code whose stages are an inner loop of fixed trip count, a wave
+//! code rotating three buffers with a source switched off after a while, and a CG solver whose
+//! iteration count varies from step to step. Each is judged by the brute-force oracle
+//! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
+//! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
+//! keep the schedule.
+
+mod oracle;
+
+use ops_backends::prelude::*;
+use oracle::{judge, Ctx};
+
+// ------------------------------------------------------------------------------------------
+// Kernels
+// ------------------------------------------------------------------------------------------
+
+#[kernel]
+fn cond3(idx: Idx, k: Write<f64>) {
+    k[(0, 0, 0)] = 1.0 + 0.1 * ((idx[0] * 3 + idx[1] * 5 + idx[2] * 7) % 11) as f64;
+}
+
+#[kernel]
+fn temp3(idx: Idx, u: Write<f64>) {
+    let x = idx[0] as f64;
+    let y = idx[1] as f64;
+    let z = idx[2] as f64;
+    u[(0, 0, 0)] = if (x - 4.0).abs() + (y - 5.0).abs() + (z - 3.0).abs() < 4.0 {
+        10.0
+    } else {
+        1.0
+    };
+}
+
+#[kernel]
+fn copy3(src: Read<f64>, dst: Write<f64>) {
+    dst[(0, 0, 0)] = src[(0, 0, 0)];
+}
+
+/// One Jacobi sweep of (1 + 6 c k) u - c k sum(neighbours) = u_old.
+#[kernel]
+fn jacobi3(u: Read<f64>, old: Read<f64>, k: Read<f64>, out: Write<f64>, c: Global<f64>) {
+    let ck = c * k[(0, 0, 0)];
+    let nb =
+        u[(1, 0, 0)] + u[(-1, 0, 0)] + u[(0, 1, 0)] + u[(0, -1, 0)] + u[(0, 0, 1)] + u[(0, 0, -1)];
+    out[(0, 0, 0)] = (old[(0, 0, 0)] + ck * nb) / (1.0 + 6.0 * ck);
+}
+
+#[kernel]
+fn change3(a: Read<f64>, b: Read<f64>, m: Max<f64>) {
+    m.update((a[(0, 0, 0)] - b[(0, 0, 0)]).abs());
+}
+
+#[kernel]
+fn total3(a: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0, 0)];
+}
+
+#[kernel]
+fn weighted3(a: Read<f64>, k: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0, 0)] * k[(0, 0, 0)];
+}
+
+/// Reflective boundary: the halo layer takes the value of the interior layer next to it.
+#[kernel]
+fn mirror_xm(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(1, 0, 0)];
+}
+#[kernel]
+fn mirror_xp(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(-1, 0, 0)];
+}
+#[kernel]
+fn mirror_ym(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(0, 1, 0)];
+}
+#[kernel]
+fn mirror_yp(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(0, -1, 0)];
+}
+#[kernel]
+fn mirror_zm(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(0, 0, 1)];
+}
+#[kernel]
+fn mirror_zp(u: Read<f64>, out: Write<f64>) {
+    out[(0, 0, 0)] = u[(0, 0, -1)];
+}
+
+#[kernel]
+fn velocity2(idx: Idx, vx: Write<f64>, vy: Write<f64>) {
+    let x = idx[0] as f64;
+    let y = idx[1] as f64;
+    vx[(0, 0)] = 1.0 + 0.02 * y;
+    vy[(0, 0)] = 0.5 - 0.01 * x;
+}
+
+#[kernel]
+fn blob2(idx: Idx, q: Write<f64>) {
+    let x = idx[0] as f64 - 10.0;
+    let y = idx[1] as f64 - 12.0;
+    q[(0, 0)] = 1.0 + 4.0 / (1.0 + 0.1 * (x * x + y * y));
+}
+
+#[kernel]
+fn speed2(vx: Read<f64>, vy: Read<f64>, m: Max<f64>) {
+    m.update(vx[(0, 0)].abs() + vy[(0, 0)].abs());
+}
+
+/// Upwind flux in x (velocities positive in x).
+#[kernel]
+fn flux_x2(q: Read<f64>, vx: Read<f64>, f: Write<f64>) {
+    f[(0, 0)] = vx[(0, 0)] * q[(-1, 0)];
+}
+
+#[kernel]
+fn flux_y2(q: Read<f64>, vy: Read<f64>, f: Write<f64>) {
+    let v = vy[(0, 0)];
+    f[(0, 0)] = if v > 0.0 {
+        v * q[(0, -1)]
+    } else {
+        v * q[(0, 0)]
+    };
+}
+
+#[kernel]
+fn advance2(q: Read<f64>, fx: Read<f64>, fy: Read<f64>, out: Write<f64>, dt: Global<f64>) {
+    out[(0, 0)] = q[(0, 0)] - dt * (fx[(1, 0)] - fx[(0, 0)] + fy[(0, 1)] - fy[(0, 0)]);
+}
+
+#[kernel]
+fn diffuse2(q: Read<f64>, out: Write<f64>, nu: Global<f64>) {
+    out[(0, 0)] =
+        q[(0, 0)] + nu * (q[(1, 0)] + q[(-1, 0)] + q[(0, 1)] + q[(0, -1)] - 4.0 * q[(0, 0)]);
+}
+
+#[kernel]
+fn copy2(src: Read<f64>, dst: Write<f64>) {
+    dst[(0, 0)] = src[(0, 0)];
+}
+
+#[kernel]
+fn halo_xm2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(2, 0)];
+}
+#[kernel]
+fn halo_xp2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(-2, 0)];
+}
+#[kernel]
+fn halo_ym2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(0, 2)];
+}
+#[kernel]
+fn halo_yp2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(0, -2)];
+}
+
+#[kernel]
+fn smooth2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = 0.6 * q[(0, 0)] + 0.1 * (q[(1, 0)] + q[(-1, 0)] + q[(0, 1)] + q[(0, -1)]);
+}
+
+#[kernel]
+fn blend2(a: Read<f64>, q: ReadWrite<f64>, w: Global<f64>) {
+    q[(0, 0)] = (1.0 - w) * q[(0, 0)] + w * a[(0, 0)];
+}
+
+#[kernel]
+fn total2(a: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0)];
+}
+
+#[kernel]
+fn peak2(a: Read<f64>, m: Max<f64>) {
+    m.update(a[(0, 0)]);
+}
+
+#[kernel]
+fn wave_init2(idx: Idx, u: Write<f64>) {
+    let x = idx[0] as f64 - 16.0;
+    let y = idx[1] as f64 - 16.0;
+    u[(0, 0)] = 1.0 / (1.0 + 0.05 * (x * x + y * y));
+}
+
+#[kernel]
+fn leapfrog2(u: Read<f64>, prev: Read<f64>, out: Write<f64>, c2: Global<f64>) {
+    out[(0, 0)] = 2.0 * u[(0, 0)] - prev[(0, 0)]
+        + c2 * (u[(1, 0)] + u[(-1, 0)] + u[(0, 1)] + u[(0, -1)] - 4.0 * u[(0, 0)]);
+}
+
+#[kernel]
+fn source2(idx: Idx, u: ReadWrite<f64>, a: Global<f64>) {
+    if idx[0] == 8 && idx[1] == 8 {
+        u[(0, 0)] = u[(0, 0)] + a;
+    }
+}
+
+#[kernel]
+fn energy2(u: Read<f64>, prev: Read<f64>, s: Sum<f64>) {
+    let d = u[(0, 0)] - prev[(0, 0)];
+    s += d * d;
+}
+
+#[kernel]
+fn rhs2(q: Read<f64>, m: Read<f64>, r: Write<f64>) {
+    r[(0, 0)] = -0.5 * (m[(1, 0)] - m[(-1, 0)]) + 0.05 * (q[(0, 1)] + q[(0, -1)] - 2.0 * q[(0, 0)]);
+}
+
+#[kernel]
+fn rk_update2(old: Read<f64>, r: Read<f64>, q: ReadWrite<f64>, a: Global<f64>, b: Global<f64>) {
+    q[(0, 0)] = a * old[(0, 0)] + b * (q[(0, 0)] + r[(0, 0)]);
+}
+
+#[kernel]
+fn rk_init2(idx: Idx, q: Write<f64>, m: Write<f64>) {
+    let x = idx[0] as f64;
+    let y = idx[1] as f64;
+    q[(0, 0)] = 1.0 + 0.2 * (-0.02 * (x - 10.0) * (x - 10.0)).exp();
+    m[(0, 0)] = 0.1 * (-0.01 * (x - 6.0) * (x - 6.0) - 0.02 * (y - 9.0) * (y - 9.0)).exp();
+}
+
+#[kernel]
+fn periodic_xm2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(1, 0)];
+}
+#[kernel]
+fn periodic_xp2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(-1, 0)];
+}
+
+#[kernel]
+fn cg_init2(idx: Idx, u: Write<f64>, kx: Write<f64>) {
+    let x = idx[0] as f64;
+    let y = idx[1] as f64;
+    u[(0, 0)] = 1.0
+        + if (x - 6.0).abs() < 3.0 && (y - 9.0).abs() < 4.0 {
+            5.0
+        } else {
+            0.0
+        };
+    kx[(0, 0)] = 0.2 + 0.05 * ((idx[0] + 2 * idx[1]) % 5) as f64;
+}
+
+/// A = I + k (-Laplacian): w = A p.
+#[kernel]
+fn apply2(p: Read<f64>, kx: Read<f64>, w: Write<f64>) {
+    w[(0, 0)] = (1.0 + 4.0 * kx[(0, 0)]) * p[(0, 0)]
+        - kx[(0, 0)] * (p[(1, 0)] + p[(-1, 0)] + p[(0, 1)] + p[(0, -1)]);
+}
+
+#[kernel]
+fn residual2(b: Read<f64>, w: Read<f64>, r: Write<f64>, p: Write<f64>, rr: Sum<f64>) {
+    let v = b[(0, 0)] - w[(0, 0)];
+    r[(0, 0)] = v;
+    p[(0, 0)] = v;
+    rr += v * v;
+}
+
+#[kernel]
+fn dot2(a: Read<f64>, b: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0)] * b[(0, 0)];
+}
+
+#[kernel]
+fn cg_step2(
+    p: Read<f64>,
+    w: Read<f64>,
+    u: ReadWrite<f64>,
+    r: ReadWrite<f64>,
+    alpha: Global<f64>,
+    rr: Sum<f64>,
+) {
+    u[(0, 0)] = u[(0, 0)] + alpha * p[(0, 0)];
+    let v = r[(0, 0)] - alpha * w[(0, 0)];
+    r[(0, 0)] = v;
+    rr += v * v;
+}
+
+#[kernel]
+fn cg_dir2(r: Read<f64>, p: ReadWrite<f64>, beta: Global<f64>) {
+    p[(0, 0)] = r[(0, 0)] + beta * p[(0, 0)];
+}
+
+#[kernel]
+fn zero_halo2(out: Write<f64>) {
+    out[(0, 0)] = 0.0;
+}
+
+// ------------------------------------------------------------------------------------------
+// Programs
+// ------------------------------------------------------------------------------------------
+
+/// A 3-D implicit heat solver: conductivity computed once, every step saves the temperature
+/// and solves for the new one by Jacobi sweeps to a tolerance (the trip count comes from a
+/// residual reduction), the two buffers swapped by handles, reflective boundaries on every
+/// face, the total energy every step, a weighted total at the end.
+fn implicit_heat(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 10;
+    let ops = &mut cx.ops;
+    let grid = ops.block("cube", 3)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 3];
+    let k = ops.dat::<f64, 3>(&grid, "conductivity", n, h)?;
+    let mut u = ops.dat::<f64, 3>(&grid, "u", n, h)?;
+    let mut un = ops.dat::<f64, 3>(&grid, "u_new", n, h)?;
+    let old = ops.dat::<f64, 3>(&grid, "u_old", n, h)?;
+    let pt = ops.stencil("p000", &[[0, 0, 0]])?;
+    let seven = ops.stencil(
+        "s7",
+        &[
+            [0, 0, 0],
+            [1, 0, 0],
+            [-1, 0, 0],
+            [0, 1, 0],
+            [0, -1, 0],
+            [0, 0, 1],
+            [0, 0, -1],
+        ],
+    )?;
+    let face = |d: usize, s: i32| {
+        let mut o = [0; 3];
+        o[d] = s;
+        o
+    };
+    let sx = [
+        ops.stencil("xp", &[face(0, 1)])?,
+        ops.stencil("xm", &[face(0, -1)])?,
+        ops.stencil("yp", &[face(1, 1)])?,
+        ops.stencil("ym", &[face(1, -1)])?,
+        ops.stencil("zp", &[face(2, 1)])?,
+        ops.stencil("zm", &[face(2, -1)])?,
+    ];
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let energy = ops.reduction::<f64>("energy", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N, 0..N];
+    ops.par_loop(
+        cond3,
+        "conductivity",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), k.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        temp3,
+        "initial_temperature",
+        &grid,
+        all,
+        &[Arg::idx(), u.arg(&pt, Write)],
+    )?;
+    for _ in 0..16 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            copy3,
+            "save_old",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), old.arg(&pt, Write)],
+        )?;
+        let mut sweeps = 0;
+        loop {
+            cx.ops.par_loop(
+                jacobi3,
+                "jacobi",
+                &grid,
+                inner.clone(),
+                &[
+                    u.arg(&seven, Read),
+                    old.arg(&pt, Read),
+                    k.arg(&pt, Read),
+                    un.arg(&pt, Write),
+                    Arg::global(0.4),
+                ],
+            )?;
+            // The six faces, each over the face's whole halo layer.
+            let layer = |d: usize, hi: bool| {
+                let mut r = [-1..N + 1, -1..N + 1, -1..N + 1];
+                r[d] = if hi { N..N + 1 } else { -1..0 };
+                r
+            };
+            cx.ops.par_loop(
+                mirror_xm,
+                "bc_xm",
+                &grid,
+                layer(0, false),
+                &[un.arg(&sx[0], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                mirror_xp,
+                "bc_xp",
+                &grid,
+                layer(0, true),
+                &[un.arg(&sx[1], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                mirror_ym,
+                "bc_ym",
+                &grid,
+                layer(1, false),
+                &[un.arg(&sx[2], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                mirror_yp,
+                "bc_yp",
+                &grid,
+                layer(1, true),
+                &[un.arg(&sx[3], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                mirror_zm,
+                "bc_zm",
+                &grid,
+                layer(2, false),
+                &[un.arg(&sx[4], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                mirror_zp,
+                "bc_zp",
+                &grid,
+                layer(2, true),
+                &[un.arg(&sx[5], Read), un.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                change3,
+                "change",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), un.arg(&pt, Read), change.arg()],
+            )?;
+            std::mem::swap(&mut u, &mut un);
+            sweeps += 1;
+            let c = cx.result(&change)?;
+            if c < 0.02 || sweeps >= 30 {
+                break;
+            }
+        }
+        cx.ops.par_loop(
+            total3,
+            "energy",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), energy.arg()],
+        )?;
+        cx.result(&energy)?;
+    }
+    cx.end();
+    cx.ops.par_loop(
+        weighted3,
+        "weighted_total",
+        &grid,
+        inner,
+        &[u.arg(&pt, Read), k.arg(&pt, Read), energy.arg()],
+    )?;
+    cx.result(&energy)?;
+    Ok(vec![k, u, un, old])
+}
+
+/// 2-D advection-diffusion: velocities computed once; every step a stable time step from a
+/// reduction, upwind fluxes, the update into a second buffer, diffusion back, and halo fills
+/// of depth 2; every 5 steps a filter sub-cycle of 3 passes; every 10 steps a window of the
+/// field is fetched and, when its sum is large, a smoothing pass runs; every 50 steps a
+/// monitor; final statistics after the time loop.
+fn advection_diffusion(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 24;
+    let ops = &mut cx.ops;
+    let grid = ops.block("plane", 2)?;
+    let h = Halo::uniform(2);
+    let n = [N as usize; 2];
+    let vx = ops.dat::<f64, 2>(&grid, "vx", n, h)?;
+    let vy = ops.dat::<f64, 2>(&grid, "vy", n, h)?;
+    let q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let qn = ops.dat::<f64, 2>(&grid, "q_new", n, h)?;
+    let fx = ops.dat::<f64, 2>(&grid, "flux_x", n, h)?;
+    let fy = ops.dat::<f64, 2>(&grid, "flux_y", n, h)?;
+    let work = ops.dat::<f64, 2>(&grid, "work", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let xm = ops.stencil("xm", &[[-1, 0]])?;
+    let ym = ops.stencil("ym", &[[0, -1], [0, 0]])?;
+    let upx = ops.stencil("upx", &[[0, 0], [1, 0]])?;
+    let upy = ops.stencil("upy", &[[0, 0], [0, 1]])?;
+    let (hx2, hxm2) = (
+        ops.stencil("x2", &[[2, 0]])?,
+        ops.stencil("xm2", &[[-2, 0]])?,
+    );
+    let (hy2, hym2) = (
+        ops.stencil("y2", &[[0, 2]])?,
+        ops.stencil("ym2", &[[0, -2]])?,
+    );
+    let speed = ops.reduction::<f64>("speed", ReduceOp::Max);
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let peak = ops.reduction::<f64>("peak", ReduceOp::Max);
+    let all = [-2..N + 2, -2..N + 2];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        velocity2,
+        "velocity",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), vx.arg(&pt, Write), vy.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        blob2,
+        "initial_q",
+        &grid,
+        all,
+        &[Arg::idx(), q.arg(&pt, Write)],
+    )?;
+    for step in 0..110u32 {
+        cx.step();
+        cx.ops.par_loop(
+            speed2,
+            "max_speed",
+            &grid,
+            inner.clone(),
+            &[vx.arg(&pt, Read), vy.arg(&pt, Read), speed.arg()],
+        )?;
+        let s = cx.result(&speed)?;
+        let dt = 0.4 / s;
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            flux_x2,
+            "flux_x",
+            &grid,
+            [0..N + 1, 0..N],
+            &[q.arg(&xm, Read), vx.arg(&pt, Read), fx.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            flux_y2,
+            "flux_y",
+            &grid,
+            [0..N, 0..N + 1],
+            &[q.arg(&ym, Read), vy.arg(&pt, Read), fy.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            advance2,
+            "advect",
+            &grid,
+            inner.clone(),
+            &[
+                q.arg(&pt, Read),
+                fx.arg(&upx, Read),
+                fy.arg(&upy, Read),
+                qn.arg(&pt, Write),
+                Arg::global(dt),
+            ],
+        )?;
+        ops.par_loop(
+            diffuse2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[qn.arg(&five, Read), q.arg(&pt, Write), Arg::global(0.05)],
+        )?;
+        ops.par_loop(
+            halo_xm2,
+            "halo_xm",
+            &grid,
+            [-2..0, 0..N],
+            &[q.arg(&hx2, Read), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            halo_xp2,
+            "halo_xp",
+            &grid,
+            [N..N + 2, 0..N],
+            &[q.arg(&hxm2, Read), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            halo_ym2,
+            "halo_ym",
+            &grid,
+            [-2..N + 2, -2..0],
+            &[q.arg(&hy2, Read), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            halo_yp2,
+            "halo_yp",
+            &grid,
+            [-2..N + 2, N..N + 2],
+            &[q.arg(&hym2, Read), q.arg(&pt, Write)],
+        )?;
+        if step % 5 == 0 {
+            for _ in 0..3 {
+                ops.par_loop(
+                    smooth2,
+                    "filter",
+                    &grid,
+                    inner.clone(),
+                    &[q.arg(&five, Read), work.arg(&pt, Write)],
+                )?;
+                ops.par_loop(
+                    blend2,
+                    "filter_blend",
+                    &grid,
+                    inner.clone(),
+                    &[work.arg(&pt, Read), q.arg(&pt, ReadWrite), Arg::global(0.3)],
+                )?;
+            }
+        }
+        if step % 10 == 0 {
+            let window: f64 = ops.fetch_range(&q, [8..12, 8..12])?.iter().sum();
+            cx.see(window);
+            if window > 20.0 {
+                let ops = &mut cx.ops;
+                ops.par_loop(
+                    smooth2,
+                    "smooth",
+                    &grid,
+                    inner.clone(),
+                    &[q.arg(&five, Read), work.arg(&pt, Write)],
+                )?;
+                ops.par_loop(
+                    copy2,
+                    "smooth_back",
+                    &grid,
+                    inner.clone(),
+                    &[work.arg(&pt, Read), q.arg(&pt, Write)],
+                )?;
+            }
+        }
+        if step % 50 == 49 {
+            cx.ops.par_loop(
+                peak2,
+                "monitor",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), peak.arg()],
+            )?;
+            cx.result(&peak)?;
+        }
+    }
+    cx.end();
+    cx.ops.par_loop(
+        total2,
+        "statistics",
+        &grid,
+        inner,
+        &[q.arg(&pt, Read), total.arg()],
+    )?;
+    cx.result(&total)?;
+    Ok(vec![vx, vy, q, qn, fx, fy, work])
+}
+
+/// An explicit code in the style of generated compressible-flow solvers: every step saves the
+/// state, then three Runge-Kutta stages (an inner loop of fixed trip count), each filling the
+/// periodic halos, computing the right-hand sides and updating with the stage's coefficients;
+/// a monitor every 10 steps.
+fn runge_kutta(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 20;
+    let ops = &mut cx.ops;
+    let grid = ops.block("flow", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let q = ops.dat::<f64, 2>(&grid, "rho", n, h)?;
+    let m = ops.dat::<f64, 2>(&grid, "rhou", n, h)?;
+    let q0 = ops.dat::<f64, 2>(&grid, "rho_old", n, h)?;
+    let m0 = ops.dat::<f64, 2>(&grid, "rhou_old", n, h)?;
+    let rq = ops.dat::<f64, 2>(&grid, "rhs_rho", n, h)?;
+    let rm = ops.dat::<f64, 2>(&grid, "rhs_rhou", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let three = ops.stencil("s3", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let (xp, xm) = (
+        ops.stencil("xp", &[[1, 0]])?,
+        ops.stencil("xm", &[[-1, 0]])?,
+    );
+    let total = ops.reduction::<f64>("mass", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        rk_init2,
+        "initial_state",
+        &grid,
+        all,
+        &[Arg::idx(), q.arg(&pt, Write), m.arg(&pt, Write)],
+    )?;
+    let (a, b) = ([0.0, 0.75, 1.0 / 3.0], [1.0, 0.25, 2.0 / 3.0]);
+    for step in 0..30u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            copy2,
+            "save_rho",
+            &grid,
+            inner.clone(),
+            &[q.arg(&pt, Read), q0.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            copy2,
+            "save_rhou",
+            &grid,
+            inner.clone(),
+            &[m.arg(&pt, Read), m0.arg(&pt, Write)],
+        )?;
+        for stage in 0..3 {
+            for (f, name) in [(q, "rho"), (m, "rhou")] {
+                ops.par_loop(
+                    periodic_xm2,
+                    &format!("halo_{name}_xm"),
+                    &grid,
+                    [-1..0, -1..N + 1],
+                    &[f.arg(&xp, Read), f.arg(&pt, Write)],
+                )?;
+                ops.par_loop(
+                    periodic_xp2,
+                    &format!("halo_{name}_xp"),
+                    &grid,
+                    [N..N + 1, -1..N + 1],
+                    &[f.arg(&xm, Read), f.arg(&pt, Write)],
+                )?;
+            }
+            ops.par_loop(
+                rhs2,
+                "rhs_rho",
+                &grid,
+                [0..N, 1..N - 1],
+                &[q.arg(&three, Read), m.arg(&three, Read), rq.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                rhs2,
+                "rhs_rhou",
+                &grid,
+                [0..N, 1..N - 1],
+                &[m.arg(&three, Read), q.arg(&three, Read), rm.arg(&pt, Write)],
+            )?;
+            for (f, old, r, name) in [(q, q0, rq, "update_rho"), (m, m0, rm, "update_rhou")] {
+                ops.par_loop(
+                    rk_update2,
+                    name,
+                    &grid,
+                    [0..N, 1..N - 1],
+                    &[
+                        old.arg(&pt, Read),
+                        r.arg(&pt, Read),
+                        f.arg(&pt, ReadWrite),
+                        Arg::global(a[stage]),
+                        Arg::global(0.1 * b[stage]),
+                    ],
+                )?;
+            }
+        }
+        if step % 10 == 9 {
+            cx.ops.par_loop(
+                total2,
+                "monitor",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![q, m, q0, m0, rq, rm])
+}
+
+/// A wave code rotating three buffers by handles (previous, current, next), with a point
+/// source switched on for the first 12 steps only, the energy every 25 steps and once more
+/// at the end.
+fn wave(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 32;
+    let ops = &mut cx.ops;
+    let grid = ops.block("membrane", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut prev = ops.dat::<f64, 2>(&grid, "u0", n, h)?;
+    let mut cur = ops.dat::<f64, 2>(&grid, "u1", n, h)?;
+    let mut next = ops.dat::<f64, 2>(&grid, "u2", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let e = ops.reduction::<f64>("energy", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    ops.par_loop(
+        wave_init2,
+        "init_prev",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), prev.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        wave_init2,
+        "init_cur",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), cur.arg(&pt, Write)],
+    )?;
+    ops.par_loop(zero_halo2, "init_next", &grid, all, &[next.arg(&pt, Write)])?;
+    for step in 0..60u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        if step < 12 {
+            ops.par_loop(
+                source2,
+                "source",
+                &grid,
+                inner.clone(),
+                &[Arg::idx(), cur.arg(&pt, ReadWrite), Arg::global(0.5)],
+            )?;
+        }
+        ops.par_loop(
+            leapfrog2,
+            "leapfrog",
+            &grid,
+            inner.clone(),
+            &[
+                cur.arg(&five, Read),
+                prev.arg(&pt, Read),
+                next.arg(&pt, Write),
+                Arg::global(0.2),
+            ],
+        )?;
+        // Rotate: the oldest buffer becomes the next one.
+        (prev, cur, next) = (cur, next, prev);
+        if step % 25 == 24 {
+            cx.ops.par_loop(
+                energy2,
+                "energy",
+                &grid,
+                inner.clone(),
+                &[cur.arg(&pt, Read), prev.arg(&pt, Read), e.arg()],
+            )?;
+            cx.result(&e)?;
+        }
+    }
+    cx.end();
+    cx.ops.par_loop(
+        energy2,
+        "final_energy",
+        &grid,
+        inner,
+        &[cur.arg(&pt, Read), prev.arg(&pt, Read), e.arg()],
+    )?;
+    cx.result(&e)?;
+    Ok(vec![prev, cur, next])
+}
+
+/// An implicit diffusion step by conjugate gradients: the right-hand side is the current
+/// field, the solve runs until the residual falls below a tolerance (a varying number of
+/// iterations), and the solution becomes the field.
+fn conjugate_gradient(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("sheet", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
+    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
+    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
+    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
+    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
+    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    ops.par_loop(
+        cg_init2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
+    )?;
+    ops.par_loop(zero_halo2, "zero_p", &grid, all, &[p.arg(&pt, Write)])?;
+    for _ in 0..12u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            copy2,
+            "rhs",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            apply2,
+            "apply_u",
+            &grid,
+            inner.clone(),
+            &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            residual2,
+            "residual",
+            &grid,
+            inner.clone(),
+            &[
+                rhs.arg(&pt, Read),
+                w.arg(&pt, Read),
+                r.arg(&pt, Write),
+                p.arg(&pt, Write),
+                rr.arg(),
+            ],
+        )?;
+        let mut rho = cx.result(&rr)?;
+        let mut it = 0;
+        while rho > 1e-6 && it < 40 {
+            let ops = &mut cx.ops;
+            ops.par_loop(
+                apply2,
+                "apply_p",
+                &grid,
+                inner.clone(),
+                &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                dot2,
+                "pw",
+                &grid,
+                inner.clone(),
+                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
+            )?;
+            let alpha = rho / cx.result(&pw)?;
+            cx.ops.par_loop(
+                cg_step2,
+                "cg_step",
+                &grid,
+                inner.clone(),
+                &[
+                    p.arg(&pt, Read),
+                    w.arg(&pt, Read),
+                    u.arg(&pt, ReadWrite),
+                    r.arg(&pt, ReadWrite),
+                    Arg::global(alpha),
+                    rr.arg(),
+                ],
+            )?;
+            let next = cx.result(&rr)?;
+            cx.ops.par_loop(
+                cg_dir2,
+                "cg_direction",
+                &grid,
+                inner.clone(),
+                &[
+                    r.arg(&pt, Read),
+                    p.arg(&pt, ReadWrite),
+                    Arg::global(next / rho),
+                ],
+            )?;
+            rho = next;
+            it += 1;
+        }
+    }
+    cx.end();
+    Ok(vec![u, kx, rhs, r, p, w])
+}
+
+// ------------------------------------------------------------------------------------------
+// Tests
+// ------------------------------------------------------------------------------------------
+
+fn check(name: &str, program: oracle::Program<'_>) {
+    let mut failures = Vec::new();
+    for every in [1, 2, 3] {
+        match judge(program, every) {
+            Ok(v) => eprintln!("{name}, every {every}: {v:?}"),
+            Err(e) => failures.push(format!("{name}, every {every}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_implicit_heat_solver_with_a_jacobi_solve_to_a_tolerance() {
+    check("implicit heat", &implicit_heat);
+}
+
+#[test]
+fn an_advection_code_with_sub_cycles_fetched_branches_a_monitor_and_final_statistics() {
+    check("advection-diffusion", &advection_diffusion);
+}
+
+#[test]
+fn a_runge_kutta_code_whose_stages_are_an_inner_loop() {
+    check("Runge-Kutta", &runge_kutta);
+}
+
+#[test]
+fn a_wave_code_rotating_three_buffers_with_a_source_switched_off() {
+    check("wave", &wave);
+}
+
+#[test]
+fn a_conjugate_gradient_solve_per_step() {
+    check("conjugate gradient", &conjugate_gradient);
+}
+
+#[test]
+#[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
+fn debug_program() {
+    let name = std::env::var("OPS_PROGRAM").unwrap();
+    let program: oracle::Program<'_> = match name.as_str() {
+        "heat" => &implicit_heat,
+        "advection" => &advection_diffusion,
+        "rk" => &runge_kutta,
+        "wave" => &wave,
+        "cg" => &conjugate_gradient,
+        _ => panic!("no program {name}"),
+    };
+    let reference = oracle::run(program, None, |_| {});
+    for (i, s) in reference.ran.iter().enumerate() {
+        let mut c: Vec<(String, usize)> = Vec::new();
+        for n in s {
+            match c.iter_mut().find(|(m, _)| m == n) {
+                Some((_, k)) => *k += 1,
+                None => c.push((n.clone(), 1)),
+            }
+        }
+        let c: Vec<String> = c
+            .iter()
+            .map(|(n, k)| {
+                if *k == 1 {
+                    n.clone()
+                } else {
+                    format!("{n}x{k}")
+                }
+            })
+            .collect();
+        eprintln!("step {i}: {} loops: {}", s.len(), c.join(" "));
+    }
+    let every = std::env::var("OPS_EVERY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let learnt = oracle::run(program, Some(oracle::config(every)), |_| {});
+    let l = &learnt.report.location;
+    eprintln!(
+        "chosen {:?} anchor {:?} at {:?} bytes {:?} revisions {}",
+        l.chosen, l.anchor, l.chosen_at_loop, l.bytes, l.revisions
+    );
+    for c in &l.candidates {
+        eprintln!(
+            "  cand {} {} {}..{}",
+            c.location, c.samples, c.bytes_min, c.bytes_max
+        );
+    }
+    for c in &learnt.report.checkpoints {
+        eprintln!(
+            "ck {} at {} step {} {} {} prov {}",
+            c.sequence,
+            c.loop_index,
+            oracle::step_of(&learnt.step_starts, c.loop_index),
+            c.location,
+            c.bytes,
+            c.provisional
+        );
+    }
+}
