@@ -90,11 +90,19 @@ impl Labelled {
 }
 
 /// The target points of each dataset in the steady state: what the tracker holds impure now,
-/// plus whatever loops of recurring locations (`recurs`) write in the recording (each such
-/// write is impure from its location's second occurrence on, whatever the first did).
-pub fn steady_targets(rec: &Recording, dats: &mut [DatInfo], recurs: impl Fn(u32) -> bool) {
+/// plus whatever loops of recurring locations (`recurs`) write in the recording from slot
+/// `from` on (the passes measured; each such write is impure from its location's second
+/// occurrence on, whatever the first did; start-up loops before `from` are not counted, even
+/// if they ran twice).
+pub fn steady_targets(
+    rec: &Recording,
+    from: usize,
+    dats: &mut [DatInfo],
+    recurs: impl Fn(u32) -> bool,
+) {
     let mut seen = std::collections::HashSet::<u32, crate::track::FastState>::default();
-    for (s, &loc) in rec.locs.iter().enumerate() {
+    for s in from..rec.len() {
+        let loc = rec.locs[s];
         if !seen.insert(rec.fps[s]) || !recurs(loc) {
             continue;
         }
@@ -357,7 +365,7 @@ mod tests {
             };
             2
         ];
-        steady_targets(&rec, &mut dats, |loc| loc == 1);
+        steady_targets(&rec, 0, &mut dats, |loc| loc == 1);
         assert!(dats[0].target.is_empty());
         assert_eq!(dats[1].target, BoxList::from_box(b(0, 10)));
     }

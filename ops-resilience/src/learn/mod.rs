@@ -685,7 +685,7 @@ impl Learner {
             return;
         }
         let mut dats = targets.dat_infos();
-        liveness::steady_targets(rec, &mut dats, |l| counts.count(l) >= 2);
+        liveness::steady_targets(rec, from, &mut dats, |l| counts.count(l) >= 2);
         let bytes = liveness::sweep(rec, &dats, &windows);
         for ((m, index), b) in whose.into_iter().zip(bytes) {
             self.samples.entry(m).or_default().add(index, b);
@@ -702,7 +702,7 @@ impl Learner {
         };
         let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(loc)) as usize;
         let mut dats = targets.dat_infos();
-        liveness::steady_targets(rec, &mut dats, |l| counts.count(l) >= 2);
+        liveness::steady_targets(rec, at[0], &mut dats, |l| counts.count(l) >= 2);
         let window = liveness::Window {
             open: w[0],
             close: w[1].min(w[0] + bound),
@@ -720,7 +720,7 @@ impl Learner {
         let (level, wait) = match structure::select(&self.levels, self.view(&first)) {
             Selection::Nothing => return None,
             Selection::Level(l) => (l.clone(), false),
-            Selection::Wait(l) => (l.clone(), true),
+            Selection::Wait(l, _) => (l.clone(), true),
         };
         self.measure(&level, counts, targets);
         self.candidate = Some(level.clone());
@@ -788,14 +788,21 @@ impl Learner {
             // A finer level that runs inside every pass of the decided one is an inner loop of
             // it (the decided passes were seen to be the outer iteration), even where its trip
             // count alone would not tell: an inner loop that iterated once until the decision.
-            Selection::Level(l) | Selection::Wait(l)
+            Selection::Level(l) | Selection::Wait(l, _)
                 if current.is_some_and(|c| structure::inside(t, l, c)) =>
             {
                 current.expect("checked")
             }
-            // (A level that may yet turn out to be enclosed is taken as it is: if it does, a
-            // later analysis of this review or of the next finds the enclosing one.)
-            Selection::Level(l) | Selection::Wait(l) => l,
+            Selection::Level(l) => l,
+            Selection::Wait(_, gap) => {
+                // An enclosing level may still show (the prefix of a time step around what was
+                // taken for it has recurred): nothing moves, and the review lasts until it can
+                // tell.
+                if let Phase::Reviewing { until, .. } = &mut self.phase {
+                    *until = (*until).max(index + 2 * gap.max(1));
+                }
+                return None;
+            }
             Selection::Nothing => return None,
         };
         let mut better = selected.clone();

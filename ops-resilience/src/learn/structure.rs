@@ -406,30 +406,36 @@ pub enum Selection<'a> {
     /// The outer iteration, unless the program shows otherwise later.
     Level(&'a Level),
     /// A level, but a location that ran before its first pass recurs between its iterations
-    /// and may anchor an enclosing iteration that has not repeated often enough to tell.
-    Wait(&'a Level),
+    /// and may anchor an enclosing iteration that has not repeated often enough to tell; with
+    /// that location's longest gap.
+    Wait(&'a Level, u64),
 }
 
-/// True when a location that ran before `level`'s first pass recurs between its iterations, still
+/// A location that ran before `level`'s first pass, recurs between its iterations, still
 /// recurs (the trace ends less than twice its longest gap after its last occurrence), and
 /// anchors a level with fewer than [`SUSPECT_PASSES`] passes: the prefix of a time step around
-/// an inner loop, whose level has not repeated often enough to tell ([`encloses`]).
-pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> bool {
+/// an inner loop, whose level has not repeated often enough to tell ([`encloses`]). `Some` of
+/// its longest gap (what it takes to see it recur) when there is one.
+pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<u64> {
     let (trace, first) = (t.locs, t.first);
     let start = first(level.anchor);
-    let alive = |x: u32| {
+    let recurs = |x: u32| {
         let at: Vec<usize> = (0..trace.len()).filter(|&i| trace[i] == x).collect();
-        let gap = at.windows(2).map(|w| w[1] - w[0]).max();
-        gap.is_some_and(|g| trace.len() - at[at.len() - 1] <= 2 * g)
+        let gap = at.windows(2).map(|w| w[1] - w[0]).max()?;
+        (trace.len() - at[at.len() - 1] <= 2 * gap).then_some(gap as u64)
     };
-    level.union.iter().any(|&x| {
-        level.core.binary_search(&x).is_err()
-            && first(x) < start
-            && !levels
-                .iter()
-                .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
-            && alive(x)
-    })
+    level
+        .union
+        .iter()
+        .filter(|&&x| {
+            level.core.binary_search(&x).is_err()
+                && first(x) < start
+                && !levels
+                    .iter()
+                    .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
+        })
+        .filter_map(|&x| recurs(x))
+        .max()
 }
 
 /// Which level is the outer iteration: the finest eligible level, moved out to the levels
@@ -440,10 +446,9 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
         return Selection::Nothing;
     };
     let cur = enclosing(levels, t, finest);
-    if suspect(levels, t, cur) {
-        Selection::Wait(cur)
-    } else {
-        Selection::Level(cur)
+    match suspect(levels, t, cur) {
+        Some(gap) => Selection::Wait(cur, gap),
+        None => Selection::Level(cur),
     }
 }
 
@@ -493,7 +498,7 @@ mod tests {
         let first = firsts(tr);
         match select(levels, view(tr, &first)) {
             Selection::Level(l) => (l, false),
-            Selection::Wait(l) => (l, true),
+            Selection::Wait(l, _) => (l, true),
             Selection::Nothing => panic!("nothing selected: {levels:?}"),
         }
     }
@@ -650,7 +655,7 @@ mod tests {
         let levels = analyse(&tr);
         assert!(matches!(
             select(&levels, view(&tr, &firsts(&tr))),
-            Selection::Wait(_)
+            Selection::Wait(..)
         ));
         let tr = t(&s);
         let levels = analyse(&tr);
