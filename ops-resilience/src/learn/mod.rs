@@ -276,6 +276,10 @@ pub struct Learner {
     /// loop index at which it was: checkpoints move there if it still does a pass later.
     #[serde(default)]
     better_since: Option<(u32, u64)>,
+    /// Locations seen not to run once per pass (a chosen location that repeated, with the
+    /// members that repeated with it, or was skipped): never boundaries again (sorted).
+    #[serde(default)]
+    excluded: Vec<u32>,
 }
 
 impl Learner {
@@ -445,8 +449,22 @@ impl Learner {
         let voters = t.voters;
         // A majority counts once most members have been seen since the decision.
         let quorum = 2 * voters as usize > d.since.len();
+        let mut out: Vec<u32> = Vec::new();
         let wrong = if loc == d.location {
             let twice = t.twos;
+            let repeats = quorum && twice > 0 && 2 * twice >= voters;
+            if repeats {
+                // It repeated, and so did the members seen since its last occurrence: an inner
+                // loop's, taken for loops of the pass.
+                out.extend(
+                    d.level
+                        .members
+                        .iter()
+                        .zip(&d.since)
+                        .filter(|(_, &v)| v == 1 || v == 3)
+                        .map(|(&m, _)| m),
+                );
+            }
             if twice < voters {
                 for v in d.since.iter_mut().filter(|v| **v > 0) {
                     *v = 2;
@@ -454,7 +472,7 @@ impl Learner {
                 t.twos = voters;
             }
             d.missing = 0;
-            quorum && twice > 0 && 2 * twice >= voters
+            repeats
         } else {
             // A member seen again without `C` in between says `C` was skipped, once however
             // often it repeats (an inner loop taken for a member repeats many times; it is one
@@ -469,6 +487,12 @@ impl Learner {
         };
         if !wrong {
             return None;
+        }
+        out.push(d.location);
+        for l in out {
+            if let Err(i) = self.excluded.binary_search(&l) {
+                self.excluded.insert(i, l);
+            }
         }
         if let Phase::Reviewing { broken, .. } = &mut self.phase {
             // Already reviewing: its verdict must move the chosen location.
@@ -628,6 +652,7 @@ impl Learner {
         structure::Trace {
             locs: &self.rec.locs,
             tags: &self.rec.tags,
+            fetches: &self.rec.fetches,
             first,
         }
     }
@@ -739,7 +764,21 @@ impl Learner {
 
     fn decide(&mut self, level: Level, location: u32, bytes: u64, index: u64) {
         self.set_known(level.union.iter().copied());
-        self.decision = Some(Decision::new(level, location, bytes, index));
+        let mut d = Decision::new(level, location, bytes, index);
+        // The members' states as the recorded loops leave them, so that the first pass after
+        // the decision is checked like any other.
+        let last = |l: u32| self.rec.locs.iter().rposition(|&x| x == l);
+        let chosen = last(location);
+        for (i, &m) in d.level.members.iter().enumerate() {
+            if m != location {
+                d.since[i] = match (last(m), chosen) {
+                    (None, _) => 0,
+                    (Some(a), Some(c)) if c > a => 2,
+                    _ => 1,
+                };
+            }
+        }
+        self.decision = Some(d);
         self.candidate = None;
         self.better_since = None;
         self.rebuild_bits();
@@ -771,8 +810,10 @@ impl Learner {
             self.levels = structure::analyse(&self.rec.locs);
         }
         let t = self.view(&first);
-        // The decided passes as the new analysis sees them: the level holding most of their
-        // boundaries (then the one anchored where they were, then the finest).
+        // The decided passes as the new analysis sees them: the level holding the chosen
+        // location and most of their other boundaries (then the one anchored where they were,
+        // then the finest). Boundaries that run more often since (an inner loop that iterated
+        // once until the decision) fall out of it.
         let shared = |l: &Level| {
             l.members
                 .iter()
@@ -783,7 +824,12 @@ impl Learner {
             .levels
             .iter()
             .filter(|l| l.eligible && shared(l) > 0)
-            .max_by_key(|l| (shared(l), l.anchor == d.level.anchor, l.passes));
+            .max_by_key(|l| {
+                // Once the chosen location was seen to go, levels without it come first (the
+                // members that repeated with it are an inner loop's).
+                let holds = l.members.contains(&from) != broken;
+                (holds, shared(l), l.anchor == d.level.anchor, l.passes)
+            });
         let selected = match structure::select(&self.levels, t) {
             // A finer level that runs inside every pass of the decided one is an inner loop of
             // it (the decided passes were seen to be the outer iteration), even where its trip
@@ -806,6 +852,9 @@ impl Learner {
             Selection::Nothing => return None,
         };
         let mut better = selected.clone();
+        better
+            .members
+            .retain(|m| self.excluded.binary_search(m).is_err());
         let old = &d.level;
         let same_passes = better.members.contains(&from) && !broken;
         if same_passes {
@@ -816,8 +865,6 @@ impl Learner {
             better
                 .members
                 .retain(|m| old.members.contains(m) || !old.reaches(*m));
-        } else if broken {
-            better.members.retain(|&m| m != from);
         }
         if better.members.is_empty() {
             return None;
@@ -864,6 +911,9 @@ impl Learner {
                 self.rebuild_bits();
                 return None;
             }
+        }
+        if std::env::var("OPS_LEARN_DEBUG").is_ok() {
+            eprintln!("revise at {index}: from {from} broken {broken} same {same_passes}\ndecided {:?}\nbetter {better:?}\nlevels {:?}", self.decision.as_ref().map(|d| &d.level), self.levels);
         }
         let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
         self.decide(better, location, bytes, index);

@@ -37,8 +37,31 @@ pub struct Trace<'a> {
     pub locs: &'a [u32],
     /// A hash of each loop's global constants' values (0 when it has none).
     pub tags: &'a [u64],
+    /// The slots after whose loop the program fetched values (sorted).
+    pub fetches: &'a [u32],
     /// The loop index of a location's first occurrence in the run.
     pub first: &'a dyn Fn(u32) -> u64,
+}
+
+impl Trace<'_> {
+    /// True when the program fetched values after the loop of slot `s`.
+    fn fetched_after(&self, s: usize) -> bool {
+        self.fetches.binary_search(&(s as u32)).is_ok()
+    }
+
+    /// True when `loc` is a branch taken on fetched values: after some loop that the program
+    /// follows with a fetch, `loc` runs next at times and not at others (a time step's prefix
+    /// runs whatever was fetched before it).
+    pub fn fetch_decided(&self, loc: u32) -> bool {
+        let before: Vec<u32> = (1..self.locs.len())
+            .filter(|&s| self.locs[s] == loc && self.fetched_after(s - 1))
+            .map(|s| self.locs[s - 1])
+            .collect();
+        !before.is_empty()
+            && (0..self.locs.len().saturating_sub(1)).any(|s| {
+                before.contains(&self.locs[s]) && self.fetched_after(s) && self.locs[s + 1] != loc
+            })
+    }
 }
 
 /// Complete passes a level needs before it can be the outer iteration.
@@ -248,7 +271,8 @@ pub const MAX_STAGES: u64 = 4;
 ///
 /// - `outer`'s anchor ran before `inner`'s first iteration (the time step's prefix ran before
 ///   its solver iterated; a rare loop or a branch of a time step first runs after the step's
-///   loops did), `inner` iterates at least twice in most passes of `outer` (the lower median
+///   loops did) and is no branch taken on fetched values ([`Trace::fetch_decided`]: a branch
+///   at the top of the step taken every few steps), `inner` iterates at least twice in most passes of `outer` (the lower median
 ///   of its trip counts: a branch taken most of the time gives trip counts of one), and the trip
 ///   counts vary (an iterative solve) or are the same small number, up to [`MAX_STAGES`], with
 ///   the iterations of each pass passing different global constants ([`stages`]: Runge-Kutta
@@ -267,7 +291,8 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
     let mut sorted = counts.clone();
     sorted.sort_unstable();
     let iterates = sorted[(sorted.len() - 1) / 2] >= 2;
-    let preceded = (t.first)(outer.anchor) < (t.first)(inner.anchor);
+    let preceded =
+        (t.first)(outer.anchor) < (t.first)(inner.anchor) && !t.fetch_decided(outer.anchor);
     let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
     if preceded && iterates && (varies || staged()) {
         return true;
@@ -482,6 +507,7 @@ mod tests {
         Trace {
             locs: tr,
             tags: &[],
+            fetches: &[],
             first,
         }
     }
@@ -610,6 +636,7 @@ mod tests {
         let staged = Trace {
             locs: &tr,
             tags: &tags,
+            fetches: &[],
             first: &first,
         };
         let levels = analyse(&tr);

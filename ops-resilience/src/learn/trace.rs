@@ -127,6 +127,9 @@ pub struct Recording {
     pub tags: Vec<u64>,
     /// Fetches and sets, in order.
     pub accesses: Vec<Access>,
+    /// The slots after whose loop the program fetched values (sorted, each once).
+    #[serde(default)]
+    pub fetches: Vec<u32>,
     /// The footprints.
     pub table: Footprints,
 }
@@ -164,6 +167,9 @@ impl Recording {
                 bx,
                 write,
             });
+            if !write && self.fetches.last() != Some(&(after as u32)) {
+                self.fetches.push(after as u32);
+            }
         }
     }
 
@@ -178,6 +184,10 @@ impl Recording {
         for a in &mut self.accesses {
             a.after -= n as u32;
         }
+        self.fetches.retain(|&f| f as usize >= n);
+        for f in &mut self.fetches {
+            *f -= n as u32;
+        }
     }
 
     /// Forgets everything.
@@ -186,6 +196,7 @@ impl Recording {
         self.fps.clear();
         self.tags.clear();
         self.accesses.clear();
+        self.fetches.clear();
         self.table.clear();
     }
 
