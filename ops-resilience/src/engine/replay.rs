@@ -108,7 +108,7 @@ pub(super) fn answer(
 
 impl Resilience {
     /// Logs a value handed to the program (normal operation); a fetch is also a read the open
-    /// and dry regions see.
+    /// region and the learner's recording see.
     pub(super) fn log_query(&mut self, query: &mut Query<'_>) {
         match query {
             Query::Reduction { name, value, .. } => {
@@ -118,6 +118,7 @@ impl Resilience {
                     Scalar::F32(v) => log.push_reduction(name, ElemType::F32, &v.to_le_bytes()),
                     Scalar::I32(v) => log.push_reduction(name, ElemType::I32, &v.to_le_bytes()),
                 }
+                self.learner.on_value();
             }
             Query::Fetch {
                 dat, range, bytes, ..

@@ -653,6 +653,7 @@ impl Learner {
             locs: &self.rec.locs,
             tags: &self.rec.tags,
             fetches: &self.rec.fetches,
+            values: &self.rec.values,
             first,
         }
     }
@@ -668,6 +669,14 @@ impl Learner {
     pub fn on_read(&mut self, dat: u32, b: &Bx) {
         if self.recording() {
             self.rec.access(dat, *b, false);
+        }
+    }
+
+    /// A reduction's result was handed to the program: recorded (an inner loop decides whether
+    /// to iterate again on such values).
+    pub fn on_value(&mut self) {
+        if self.recording() {
+            self.rec.value();
         }
     }
 
@@ -911,9 +920,6 @@ impl Learner {
                 self.rebuild_bits();
                 return None;
             }
-        }
-        if std::env::var("OPS_LEARN_DEBUG").is_ok() {
-            eprintln!("revise at {index}: from {from} broken {broken} same {same_passes}\ndecided {:?}\nbetter {better:?}\nlevels {:?}", self.decision.as_ref().map(|d| &d.level), self.levels);
         }
         let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
         self.decide(better, location, bytes, index);

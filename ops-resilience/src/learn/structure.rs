@@ -39,11 +39,33 @@ pub struct Trace<'a> {
     pub tags: &'a [u64],
     /// The slots after whose loop the program fetched values (sorted).
     pub fetches: &'a [u32],
+    /// The slots after whose loop a value was handed to the program, a reduction's result or a
+    /// fetch (sorted).
+    pub values: &'a [u32],
     /// The loop index of a location's first occurrence in the run.
     pub first: &'a dyn Fn(u32) -> u64,
 }
 
 impl Trace<'_> {
+    /// True when `inner`'s iterations each end with a value handed to the program: every
+    /// occurrence of its anchor that follows a member of its level (the end of another
+    /// iteration, not the rest of the step) follows a value, the test of whether to iterate
+    /// again. An inner loop run a fixed number of times by the program, or a time step, does not
+    /// ask.
+    pub fn asks_each_iteration(&self, inner: &Level) -> bool {
+        let mut again = 0;
+        for s in 1..self.locs.len() {
+            if self.locs[s] != inner.anchor || !inner.members.contains(&self.locs[s - 1]) {
+                continue;
+            }
+            if self.values.binary_search(&(s as u32 - 1)).is_err() {
+                return false;
+            }
+            again += 1;
+        }
+        again > 0
+    }
+
     /// True when the program fetched values after the loop of slot `s`.
     fn fetched_after(&self, s: usize) -> bool {
         self.fetches.binary_search(&(s as u32)).is_ok()
@@ -274,9 +296,12 @@ pub const MAX_STAGES: u64 = 4;
 ///   loops did) and is no branch taken on fetched values ([`Trace::fetch_decided`]: a branch
 ///   at the top of the step taken every few steps), `inner` iterates at least twice in most passes of `outer` (the lower median
 ///   of its trip counts: a branch taken most of the time gives trip counts of one), and the trip
-///   counts vary (an iterative solve) or are the same small number, up to [`MAX_STAGES`], with
-///   the iterations of each pass passing different global constants ([`stages`]: Runge-Kutta
-///   stages and their coefficients; a time step with a loop every few steps repeats its calls);
+///   counts vary (an iterative solve), or they do not vary but each iteration ends with a value
+///   handed to the program ([`Trace::asks_each_iteration`]: a solve that happens to converge in
+///   as many iterations every time), or they are the same small number, up to [`MAX_STAGES`],
+///   with the iterations of each pass passing different global constants ([`stages`]:
+///   Runge-Kutta stages and their coefficients; a time step with a loop every few steps repeats
+///   its calls and asks for no value at its end);
 /// - or, whatever ran first, `outer` runs [`outside`] `inner`'s iterations, where a large part
 ///   of the program runs only between them (by the strict sign when the trip count does not
 ///   vary or is mostly one).
@@ -294,7 +319,7 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
     let preceded =
         (t.first)(outer.anchor) < (t.first)(inner.anchor) && !t.fetch_decided(outer.anchor);
     let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
-    if preceded && iterates && (varies || staged()) {
+    if preceded && iterates && (varies || t.asks_each_iteration(inner) || staged()) {
         return true;
     }
     outside(t.locs, inner.anchor, outer.anchor, !varies || !iterates)
@@ -508,6 +533,7 @@ mod tests {
             locs: tr,
             tags: &[],
             fetches: &[],
+            values: &[],
             first,
         }
     }
@@ -637,6 +663,7 @@ mod tests {
             locs: &tr,
             tags: &tags,
             fetches: &[],
+            values: &[],
             first: &first,
         };
         let levels = analyse(&tr);

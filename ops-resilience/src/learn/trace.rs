@@ -130,6 +130,10 @@ pub struct Recording {
     /// The slots after whose loop the program fetched values (sorted, each once).
     #[serde(default)]
     pub fetches: Vec<u32>,
+    /// The slots after whose loop a value was handed to the program: a reduction's result or a
+    /// fetch (sorted, each once).
+    #[serde(default)]
+    pub values: Vec<u32>,
     /// The footprints.
     pub table: Footprints,
 }
@@ -170,6 +174,18 @@ impl Recording {
             if !write && self.fetches.last() != Some(&(after as u32)) {
                 self.fetches.push(after as u32);
             }
+            if !write {
+                self.value();
+            }
+        }
+    }
+
+    /// Records that a value was handed to the program after the last recorded loop.
+    pub fn value(&mut self) {
+        if let Some(after) = self.locs.len().checked_sub(1) {
+            if self.values.last() != Some(&(after as u32)) {
+                self.values.push(after as u32);
+            }
         }
     }
 
@@ -184,9 +200,11 @@ impl Recording {
         for a in &mut self.accesses {
             a.after -= n as u32;
         }
-        self.fetches.retain(|&f| f as usize >= n);
-        for f in &mut self.fetches {
-            *f -= n as u32;
+        for list in [&mut self.fetches, &mut self.values] {
+            list.retain(|&f| f as usize >= n);
+            for f in list.iter_mut() {
+                *f -= n as u32;
+            }
         }
     }
 
@@ -197,6 +215,7 @@ impl Recording {
         self.tags.clear();
         self.accesses.clear();
         self.fetches.clear();
+        self.values.clear();
         self.table.clear();
     }
 
