@@ -23,52 +23,74 @@
 //! [`KNOWN_LIMITS`] lists the programs on which the learner is known to miss (see
 //! docs/resilience.md, "Known limits"): each must still fail, and in the recorded way (a
 //! restart that differs is never a known limit), so the list cannot hide a new failure and is
-//! shortened as soon as one is fixed.
+//! shortened as soon as one is fixed. `OPS_LEARN_PROGRAMS=900` judges 900 fixed seeds (the
+//! misses among seeds 300 to 899 are in [`FOUND`]).
 
 mod oracle;
 mod programs;
 
 use programs::{generate, Prog, World};
 
-/// Seeds on which the learner misses (of the default 300, and of [`FOUND`]), each with the
-/// start of its failure. Four kinds remain: a conditional loop (a branch taken in every pass
-/// seen while learning, or an inner loop that iterated once) taken for the pass's anchor and
-/// never displaced; a location moved twice; a location 1.05 to 1.5 x the oracle's because the
-/// passes it was measured in lacked a rare or conditional loop that later makes its checkpoints
-/// larger than another boundary's; a move to a cheaper boundary so late that no steady
-/// checkpoint follows it.
-const KNOWN_LIMITS: &[(u64, &str)] = &[
-    (0x1ea4_0000 + 33, "the location was revised 2 times"),
-    (0x1ea4_0000 + 91, "the chosen location"),
-    (0x1ea4_0000 + 141, "the learnt location"),
-    (0x1ea4_0000 + 177, "the learnt location"),
-    (104_372_022_217_803, "the learnt location"),
-    (104_372_302_242_550, "the chosen location"),
-    (
-        104_372_609_401_538,
-        "no steady checkpoint at the learnt location",
-    ),
+/// How the learner is known to miss, each a start of a failure message (docs/resilience.md,
+/// "Known limits"): a location that is not once per step, from a loop whose trip count was one
+/// in every step seen while learning, or the same two or more in every step (a fixed count is
+/// no sign of an inner loop); a location moved twice or more, when a decision on an inner
+/// loop's first burst (before any step recurred), or on a loop of an inner loop that had
+/// iterated once in every step so far, is followed by another such ambiguity (a branch taken
+/// in every step of a review); a location 1.05 to 1.5 x the oracle's, when the passes it was
+/// measured in lacked a rare loop or a longer inner solve that later makes its checkpoints
+/// larger than another boundary's; a move so late that no checkpoint follows it.
+const KNOWN_KINDS: &[&str] = &[
+    "the chosen location",
+    "the location was revised",
+    "the learnt location",
+    "no checkpoint after the decision",
 ];
 
-/// Seeds drawn by earlier runs that failed, judged with the fixed ones in every run. The first
-/// decided nothing in its 27 steps: a branch taken first in the first three steps only anchored
-/// the step's level and kept the step's loops from anchoring one when it stopped. The next three
-/// came from a sweep of 150 drawn seeds after that fix, and miss in known kinds: 1.051 x the
-/// oracle; a branch taken for a loop of the step; a review that moved checkpoints to a cheaper
-/// boundary only in the last step (it waited for as many measurements of it as the chosen one
-/// had), so no steady checkpoint followed.
+/// Seeds on which the learner misses (of [`FOUND`]), each with the start of its failure, one of
+/// [`KNOWN_KINDS`]. Every one of the default 300 passes.
+const KNOWN_LIMITS: &[(u64, &str)] = &[
+    (0x1ea4_0000 + 515, "the chosen location"),
+    (0x1ea4_0000 + 605, "the chosen location"),
+    (0x1ea4_0000 + 617, "the chosen location"),
+    (0x1ea4_0000 + 633, "the chosen location"),
+    (0x1ea4_0000 + 718, "the chosen location"),
+    (0x1ea4_0000 + 732, "the chosen location"),
+    (0x1ea4_0000 + 737, "the location was revised 2 times"),
+    (0x1ea4_0000 + 774, "the learnt location"),
+    (0x1ea4_0000 + 778, "the location was revised 2 times"),
+    (0x1ea4_0000 + 823, "the chosen location"),
+    (0x1ea4_0000 + 828, "the location was revised 2 times"),
+];
+
+/// Seeds judged with the default ones in every run: drawn seeds that failed once (the first
+/// decided nothing in its 27 steps; the next three missed in known kinds until inner loops
+/// iterating on reduced values, a review's fair comparison and waits on a broken location's
+/// pass were added), and the misses among the fixed seeds 300 to 899 (eleven of 600, all in
+/// [`KNOWN_KINDS`]).
 const FOUND: &[u64] = &[
     104_372_892_753_659,
     104_372_022_217_803,
     104_372_302_242_550,
     104_372_609_401_538,
+    0x1ea4_0000 + 515,
+    0x1ea4_0000 + 605,
+    0x1ea4_0000 + 617,
+    0x1ea4_0000 + 633,
+    0x1ea4_0000 + 718,
+    0x1ea4_0000 + 732,
+    0x1ea4_0000 + 737,
+    0x1ea4_0000 + 774,
+    0x1ea4_0000 + 778,
+    0x1ea4_0000 + 823,
+    0x1ea4_0000 + 828,
 ];
 
-/// True when failure `e` is of a kind in [`KNOWN_LIMITS`]. A drawn seed failing so is reported,
+/// True when failure `e` is of a kind in [`KNOWN_KINDS`]. A drawn seed failing so is reported,
 /// not failed (the fixed seeds hold how often they happen: a new one among them fails); a drawn
 /// seed failing any other way (a restart that differs, a schedule not kept, a crash) fails.
 fn known_kind(e: &str) -> bool {
-    KNOWN_LIMITS.iter().any(|(_, how)| e.starts_with(how))
+    KNOWN_KINDS.iter().any(|how| e.starts_with(how))
 }
 
 /// A seed for this run, outside the fixed ones' range.
@@ -140,7 +162,11 @@ fn the_learnt_location_is_the_oracles_on_random_programs() {
         .unwrap_or(300);
     let mut seeds: Vec<u64> = (0..count).map(|i| 0x1ea4_0000 + i).collect();
     if count > 0 {
-        seeds.extend(FOUND);
+        for &seed in FOUND {
+            if !seeds.contains(&seed) {
+                seeds.push(seed);
+            }
+        }
     }
     let given: Option<u64> = std::env::var("OPS_LEARN_SEED")
         .ok()

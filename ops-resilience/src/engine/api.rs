@@ -250,9 +250,10 @@ impl Resilience {
         key: &str,
         payload: &[u8],
     ) -> Result<Option<Vec<u8>>, ResilienceError> {
-        let t0 = Instant::now();
+        let (t0, stall0) = (Instant::now(), self.clock.stall);
         let out = self.fast_forward_inner(rt, key, payload);
-        self.clock.hook += t0.elapsed();
+        let stall = self.clock.stall.saturating_sub(stall0);
+        self.clock.hook += t0.elapsed().saturating_sub(stall);
         if let Err(e) = &out {
             // Loops after a failed restore must not run as if restored.
             self.fail(ResilienceError::Diverged(e.to_string()));

@@ -263,8 +263,11 @@ impl Resilience {
         if !at {
             return false;
         }
+        // A decision in doubt takes no checkpoint by count: its passes may be an inner loop's.
         let every = self.cfg.effective_every().is_some_and(|n| {
-            self.ck.target_occ.is_multiple_of(n) && self.ck.target_occ > self.ck.last_ckpt_occ
+            self.ck.target_occ.is_multiple_of(n)
+                && self.ck.target_occ > self.ck.last_ckpt_occ
+                && !self.learner.in_doubt()
         });
         every || self.interval_due_agreed(rt)
     }

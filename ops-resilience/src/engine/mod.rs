@@ -113,7 +113,7 @@ const HOOK_EXACT: u64 = 1024;
 
 struct Clock {
     started: Instant,
-    /// In loop hooks, stalls included.
+    /// In loop hooks, checkpoint stalls not included (tracking and learning).
     hook: Duration,
     /// Checkpoint stalls.
     stall: Duration,
@@ -535,7 +535,7 @@ impl LoopObserver for Resilience {
 
     fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
-        // (stalls counted as they are): two clock reads per loop would be a good part of what
+        // (checkpoint stalls left out): two clock reads per loop would be a good part of what
         // they measure on small loops. The first loops, which set things up, are all timed, and
         // so are the loops the learner records (now and then one of them analyses the trace,
         // which sampling would count sixteen times or not at all).
@@ -547,7 +547,7 @@ impl LoopObserver for Resilience {
         if let Some(t0) = t0 {
             let stall = self.clock.stall.saturating_sub(stall0);
             let own = t0.elapsed().saturating_sub(stall);
-            self.clock.hook += own * scale as u32 + stall;
+            self.clock.hook += own * scale as u32;
         }
         let replaying = self.phase.replaying();
         if replaying && a == LoopAction::Run {

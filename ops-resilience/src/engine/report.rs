@@ -152,7 +152,7 @@ impl Resilience {
     pub(super) fn write_report(&mut self) {
         let clock = &self.clock;
         self.report.loops = self.index;
-        self.report.tracking_s = clock.hook.saturating_sub(clock.stall).as_secs_f64();
+        self.report.tracking_s = clock.hook.as_secs_f64();
         self.report.run_s = clock.started.elapsed().as_secs_f64();
         self.report.rank = self.dist.rank;
         self.report.ranks = self.dist.ranks;

@@ -77,6 +77,10 @@ pub const WATCH_PASSES: u64 = 64;
 /// less: a figure grows with the passes measured, and boundaries within a few per cent of each
 /// other would trade places as it does (each move is a revision the report counts).
 pub const MOVE_MARGIN: f64 = 1.05;
+/// Checkpoints move to another boundary of the same passes only when it still saves less with
+/// this many regions more measured: passes differ (inner trip counts, sub-cycles), and the one
+/// that makes a boundary large may not have come yet when it first looks cheaper.
+pub const HOLD_REGIONS: usize = 3;
 /// Measurements kept per location (the largest of those dropped is kept besides).
 const KEPT_SAMPLES: usize = 64;
 /// Fewest loops a checkpoint region spans (see [`crate::engine::MIN_REGION_LOOPS`]).
@@ -126,6 +130,10 @@ pub enum Phase {
         /// other members said so): it must go.
         #[serde(default)]
         broken: bool,
+        /// The latest analysis found the decided level likely an inner loop (a grave
+        /// [`structure::Doubt`]): checkpoints counted in its passes wait for the verdict.
+        #[serde(default)]
+        doubt: bool,
     },
 }
 
@@ -272,10 +280,11 @@ pub struct Learner {
     /// the level has (rebuilt after a restore).
     #[serde(skip)]
     tally: Tally,
-    /// A boundary of the decided passes found to save clearly less than the chosen one, and the
-    /// loop index at which it was: checkpoints move there if it still does a pass later.
+    /// A boundary of the decided passes found to save clearly less than the chosen one, and how
+    /// many of its regions had been measured then: checkpoints move there if it still does with
+    /// one region more (the pass its figure lacked then may be the one that makes it large).
     #[serde(default)]
-    better_since: Option<(u32, u64)>,
+    better_since: Option<(u32, usize)>,
     /// Locations seen not to run once per pass (a chosen location that repeated, with the
     /// members that repeated with it, or was skipped): never boundaries again (sorted).
     #[serde(default)]
@@ -296,6 +305,17 @@ impl Learner {
     /// The decided checkpoint location.
     pub fn location(&self) -> Option<u32> {
         self.decision.as_ref().map(|d| d.location)
+    }
+
+    /// True while a review doubts the decision: the chosen location was seen not to run once
+    /// per pass, or the decided level looks like an inner loop of an iteration yet to show.
+    /// Checkpoints counted in passes (`--ops-checkpoint-every`) wait meanwhile; those due by
+    /// time or asked for by the program do not.
+    pub fn in_doubt(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Reviewing { broken: true, .. } | Phase::Reviewing { doubt: true, .. }
+        )
     }
 
     /// Every location measured, with its measurements.
@@ -351,7 +371,7 @@ impl Learner {
     /// covers the same passes, so a member whose latest region has not closed cannot look
     /// cheaper for missing the pass that makes the others large.
     fn best_member(&self, level: &Level) -> Option<(u32, u64)> {
-        self.best_member_until(level).map(|(m, b, _)| (m, b))
+        self.best_member_until(level, self.fair_until(level))
     }
 
     /// The loop index before which the regions of every member of `level` opened and closed
@@ -368,9 +388,8 @@ impl Learner {
         }
     }
 
-    /// [`Learner::best_member`], with the loop index up to which the figures count.
-    fn best_member_until(&self, level: &Level) -> Option<(u32, u64, u64)> {
-        let until = self.fair_until(level);
+    /// [`Learner::best_member`], with the figures of regions opening at or before loop `until`.
+    fn best_member_until(&self, level: &Level, until: u64) -> Option<(u32, u64)> {
         let mut best: Option<(u32, u64, f64)> = None;
         for &m in &level.members {
             let Some(s) = self.samples.get(&m) else {
@@ -391,7 +410,7 @@ impl Learner {
                 best = Some((m, max, mean));
             }
         }
-        best.map(|(m, max, _)| (m, max, until))
+        best.map(|(m, max, _)| (m, max))
     }
 
     fn is_known(&self, loc: u32) -> bool {
@@ -514,6 +533,7 @@ impl Learner {
             trigger,
             until,
             broken: false,
+            doubt: false,
         };
         self.next_analysis = index + ANALYSIS_GAP;
     }
@@ -812,6 +832,10 @@ impl Learner {
         last: bool,
     ) -> Option<Event> {
         let broken = matches!(self.phase, Phase::Reviewing { broken: true, .. });
+        if let Phase::Reviewing { doubt, .. } = &mut self.phase {
+            // Doubt lasts while the analyses that find it go on.
+            *doubt = false;
+        }
         let d = self.decision.as_ref()?;
         let from = d.location;
         let first = |l: u32| counts.first(l);
@@ -839,6 +863,30 @@ impl Learner {
                 let holds = l.members.contains(&from) != broken;
                 (holds, shared(l), l.anchor == d.level.anchor, l.passes)
             });
+        if broken {
+            // The decided passes without the location that went are yet to show: the pass it
+            // left has not closed (the analysis still counts it a member), or they have not
+            // recurred often enough to form a level in the review's recording. A finer level
+            // is no verdict before they do.
+            let rest = d.level.members.iter().filter(|&&m| m != from);
+            let most = rest
+                .map(|&m| self.rec.locs.iter().filter(|&&l| l == m).count())
+                .max()
+                .unwrap_or(0);
+            let pass = 2 * d.level.max_pass.max(1);
+            let unseen = match current {
+                Some(c) => c.members.contains(&from),
+                None => {
+                    most <= structure::MIN_PASSES && (most > 0 || index < self.rec.start + pass)
+                }
+            };
+            if unseen {
+                if let Phase::Reviewing { until, .. } = &mut self.phase {
+                    *until = (*until).max(index + pass);
+                }
+                return None;
+            }
+        }
         let selected = match structure::select(&self.levels, t) {
             // A finer level that runs inside every pass of the decided one is an inner loop of
             // it (the decided passes were seen to be the outer iteration), even where its trip
@@ -848,13 +896,25 @@ impl Learner {
             {
                 current.expect("checked")
             }
+            // While the chosen location still runs once in every pass of the decided level, a
+            // finer level that does not hold it once per pass is no outer iteration (its
+            // passes are parts of one: the two sweeps of a step that alternates directions).
+            Selection::Level(l) | Selection::Wait(l, _)
+                if !broken
+                    && !l.members.contains(&from)
+                    && current
+                        .is_some_and(|c| c.members.contains(&from) && l.passes > c.passes) =>
+            {
+                current.expect("checked")
+            }
             Selection::Level(l) => l,
-            Selection::Wait(_, gap) => {
+            Selection::Wait(_, why) => {
                 // An enclosing level may still show (the prefix of a time step around what was
                 // taken for it has recurred): nothing moves, and the review lasts until it can
                 // tell.
-                if let Phase::Reviewing { until, .. } = &mut self.phase {
-                    *until = (*until).max(index + 2 * gap.max(1));
+                if let Phase::Reviewing { until, doubt, .. } = &mut self.phase {
+                    *until = (*until).max(index + 2 * why.gap.max(1));
+                    *doubt = why.grave;
                 }
                 return None;
             }
@@ -887,23 +947,30 @@ impl Learner {
             }
             return None;
         }
-        let (location, fair, until) = self.best_member_until(&better)?;
+        let (location, fair) = if same_passes {
+            // Every region measured: the chosen location's figure counts them all.
+            self.best_member_until(&better, u64::MAX)?
+        } else {
+            self.best_member(&better)?
+        };
         let bytes = self.samples.get(&location).map_or(fair, |s| s.max);
         if same_passes {
             // The chosen location still runs once per pass: it stays unless another boundary
-            // saves clearly less over the same passes, by more than [`MOVE_MARGIN`].
+            // saves clearly less over every region measured, by more than [`MOVE_MARGIN`].
             let sample = self.samples.get(&from);
-            let now = sample.and_then(|s| s.max_until(until)).unwrap_or(u64::MAX);
+            let now = sample.map_or(u64::MAX, |s| s.max);
             let cheaper = location != from && fair as f64 * MOVE_MARGIN < now as f64;
-            // The advantage must hold a pass later: a figure grows with the passes measured,
-            // and another boundary's may not have met yet the pass that makes it as large.
+            // The advantage must hold over one region more: a figure grows with the passes
+            // measured, and another boundary's may not have met yet the pass that makes it as
+            // large.
+            let measured = self.samples.get(&location).map_or(0, |s| s.count);
             let held = match self.better_since {
-                Some((l, at)) if l == location => index >= at + better.max_pass.max(1),
+                Some((l, then)) if l == location => measured >= then + HOLD_REGIONS,
                 _ => false,
             };
             if cheaper && !held && !last {
                 if !matches!(self.better_since, Some((l, _)) if l == location) {
-                    self.better_since = Some((location, index));
+                    self.better_since = Some((location, measured));
                 }
                 return None;
             }
@@ -921,6 +988,17 @@ impl Learner {
                 return None;
             }
         }
+        tracing::trace!(
+            index,
+            from,
+            broken,
+            same_passes,
+            fair,
+            location,
+            levels = ?self.levels,
+            samples = ?self.samples,
+            "checkpoint location revised"
+        );
         let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
         self.decide(better, location, bytes, index);
         if !confirming || !same_passes {

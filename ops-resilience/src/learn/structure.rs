@@ -128,7 +128,8 @@ impl Level {
     }
 }
 
-/// The levels of `trace` (location ids, one per loop, in order), finest (most passes) first.
+/// The levels of `trace` (location ids, one per loop, in order), finest (most passes, then most
+/// members) first.
 pub fn analyse(trace: &[u32]) -> Vec<Level> {
     let Some(&top) = trace.iter().max() else {
         return Vec::new();
@@ -256,7 +257,14 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
             alive,
         });
     }
-    levels.sort_by(|x, y| y.passes.cmp(&x.passes).then(x.anchor.cmp(&y.anchor)));
+    // Of levels with as many passes, the one with more members first: a branch taken in most
+    // steps so far anchors passes that hold the step's loops once or twice, so its members are
+    // few, while the step's own level holds them all once.
+    levels.sort_by(|x, y| {
+        (y.passes.cmp(&x.passes))
+            .then(y.members.len().cmp(&x.members.len()))
+            .then(x.anchor.cmp(&y.anchor))
+    });
     levels
 }
 
@@ -294,17 +302,19 @@ pub const MAX_STAGES: u64 = 4;
 /// - `outer`'s anchor ran before `inner`'s first iteration (the time step's prefix ran before
 ///   its solver iterated; a rare loop or a branch of a time step first runs after the step's
 ///   loops did) and is no branch taken on fetched values ([`Trace::fetch_decided`]: a branch
-///   at the top of the step taken every few steps), `inner` iterates at least twice in most passes of `outer` (the lower median
-///   of its trip counts: a branch taken most of the time gives trip counts of one), and the trip
-///   counts vary (an iterative solve), or they do not vary but each iteration ends with a value
-///   handed to the program ([`Trace::asks_each_iteration`]: a solve that happens to converge in
-///   as many iterations every time), or they are the same small number, up to [`MAX_STAGES`],
-///   with the iterations of each pass passing different global constants ([`stages`]:
-///   Runge-Kutta stages and their coefficients; a time step with a loop every few steps repeats
-///   its calls and asks for no value at its end);
+///   at the top of the step taken every few steps), and `inner` iterates on data: its trip
+///   counts vary, and it iterates at least twice in most passes of `outer` (the lower median
+///   of its trip counts; a branch taken most of the time gives trip counts of one) or each of
+///   its iterations ends with a value handed to the program ([`Trace::asks_each_iteration`]:
+///   a solve that mostly converges at once); or its trip counts are the same small number, up
+///   to [`MAX_STAGES`], with the iterations of each pass passing different global constants
+///   ([`stages`]: Runge-Kutta stages and their coefficients; a time step with a loop every few
+///   steps repeats its calls). A trip count that never varies is not enough with a value at
+///   the end of each iteration: a time step that ends with a reduction, with a monitor every
+///   few steps, asks as often;
 /// - or, whatever ran first, `outer` runs [`outside`] `inner`'s iterations, where a large part
-///   of the program runs only between them (by the strict sign when the trip count does not
-///   vary or is mostly one).
+///   of the program runs only between them (by the strict sign unless `inner` iterates on
+///   data).
 ///
 /// Either way `inner` runs [`directly`] inside `outer`'s iterations, once per iteration.
 pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
@@ -319,10 +329,13 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
     let preceded =
         (t.first)(outer.anchor) < (t.first)(inner.anchor) && !t.fetch_decided(outer.anchor);
     let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
-    if preceded && iterates && (varies || t.asks_each_iteration(inner) || staged()) {
+    // Trip counts that vary, in iterations that each end with a value handed to the program,
+    // are a loop iterating on data, even where it mostly stops after one.
+    let driven = varies && (iterates || t.asks_each_iteration(inner));
+    if preceded && (driven || (iterates && staged())) {
         return true;
     }
-    outside(t.locs, inner.anchor, outer.anchor, !varies || !iterates)
+    outside(t.locs, inner.anchor, outer.anchor, !driven)
 }
 
 /// True when `inner`'s level runs inside every pass of `outer`'s, once per pass: it has more
@@ -456,17 +469,29 @@ pub enum Selection<'a> {
     /// The outer iteration, unless the program shows otherwise later.
     Level(&'a Level),
     /// A level, but a location that ran before its first pass recurs between its iterations
-    /// and may anchor an enclosing iteration that has not repeated often enough to tell; with
-    /// that location's longest gap.
-    Wait(&'a Level, u64),
+    /// and may anchor an enclosing iteration that has not repeated often enough to tell, or a
+    /// pass of it held locations that have not recurred yet ([`stranger`]).
+    Wait(&'a Level, Doubt),
 }
 
-/// A location that ran before `level`'s first pass, recurs between its iterations, still
-/// recurs (the trace ends less than twice its longest gap after its last occurrence), and
-/// anchors a level with fewer than [`SUSPECT_PASSES`] passes: the prefix of a time step around
-/// an inner loop, whose level has not repeated often enough to tell ([`encloses`]). `Some` of
-/// its longest gap (what it takes to see it recur) when there is one.
-pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<u64> {
+/// Why [`select`] waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Doubt {
+    /// Loops it takes to tell (a suspect's longest gap, or what a stranger's pass needs).
+    pub gap: u64,
+    /// A suspect runs outside the level's iterations ([`outside`]): a large part of the
+    /// program runs between them, so the level is likely an inner loop, and checkpoints
+    /// counted in its passes would come far too often.
+    pub grave: bool,
+}
+
+/// A location that ran before `level`'s first pass, or that runs [`outside`] its iterations,
+/// recurs between its iterations, still recurs (the trace ends less than twice its longest gap
+/// after its last occurrence), and anchors a level with fewer than [`SUSPECT_PASSES`] passes:
+/// the prefix of a time step around an inner loop, whose level has not repeated often enough
+/// to tell ([`encloses`]). `Some` when there is one, with its longest gap (what it takes to see
+/// it recur).
+pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
     let (trace, first) = (t.locs, t.first);
     let start = first(level.anchor);
     let recurs = |x: u32| {
@@ -474,31 +499,72 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<u64> {
         let gap = at.windows(2).map(|w| w[1] - w[0]).max()?;
         (trace.len() - at[at.len() - 1] <= 2 * gap).then_some(gap as u64)
     };
-    level
-        .union
-        .iter()
-        .filter(|&&x| {
+    let mut doubt: Option<Doubt> = None;
+    for &x in &level.union {
+        if level.core.binary_search(&x).is_ok()
+            || levels
+                .iter()
+                .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
+        {
+            continue;
+        }
+        let grave = outside(trace, level.anchor, x, false);
+        if !grave && first(x) >= start {
+            continue;
+        }
+        if let Some(gap) = recurs(x) {
+            let d = doubt.get_or_insert(Doubt { gap, grave });
+            d.gap = d.gap.max(gap);
+            d.grave |= grave;
+        }
+    }
+    doubt
+}
+
+/// Loops still to come before `level`'s passes can tell whether locations that ran in one of
+/// its passes only, and not since, were a rare part of it or the rest of an enclosing
+/// iteration: an inner loop that opens a time step has the rest of the step in one long pass,
+/// which recurs within about that pass's length if the level is no time step. `Some` while
+/// the trace after such a pass is shorter than the pass.
+pub fn stranger(t: &[u32], level: &Level) -> Option<u64> {
+    let anchors: Vec<usize> = (0..t.len()).filter(|&i| t[i] == level.anchor).collect();
+    let mut wait = None;
+    for pass in anchors.windows(2) {
+        let (open, close) = (pass[0], pass[1]);
+        let alone = t[open..close].iter().any(|&x| {
             level.core.binary_search(&x).is_err()
-                && first(x) < start
-                && !levels
-                    .iter()
-                    .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
-        })
-        .filter_map(|&x| recurs(x))
-        .max()
+                && !t[..open].contains(&x)
+                && !t[close..].contains(&x)
+        });
+        let since = (t.len() - close) as u64;
+        let length = (close - open) as u64;
+        if alone && since < length {
+            wait = wait.max(Some(length - since));
+        }
+    }
+    wait
 }
 
 /// Which level is the outer iteration: the finest eligible level, moved out to the levels
 /// that enclose it ([`enclosing`]); rare, periodic and conditional loops are part of its pass.
-/// While a [`suspect`] may still turn out to enclose it, the answer is to wait.
+/// While a [`suspect`] may still turn out to enclose it, or a [`stranger`] has yet to show
+/// whether it does, the answer is to wait.
 pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
     let Some(finest) = levels.iter().find(|l| l.eligible) else {
         return Selection::Nothing;
     };
     let cur = enclosing(levels, t, finest);
-    match suspect(levels, t, cur) {
-        Some(gap) => Selection::Wait(cur, gap),
-        None => Selection::Level(cur),
+    let stranger = stranger(t.locs, cur).map(|gap| Doubt { gap, grave: false });
+    match (suspect(levels, t, cur), stranger) {
+        (Some(a), Some(b)) => Selection::Wait(
+            cur,
+            Doubt {
+                gap: a.gap.max(b.gap),
+                grave: a.grave,
+            },
+        ),
+        (Some(d), None) | (None, Some(d)) => Selection::Wait(cur, d),
+        (None, None) => Selection::Level(cur),
     }
 }
 
@@ -688,6 +754,33 @@ mod tests {
         assert!(step.eligible && monitor.eligible);
         assert!(!encloses(view(&tr, &firsts(&tr)), step, monitor));
         assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
+    }
+
+    #[test]
+    fn a_step_ending_in_a_reduction_with_a_monitor_every_third_step_is_the_outer_iteration() {
+        // The step p q r ends with a reduction (a time step for the next step), and a monitor
+        // m runs before the loop and after every third step: every step "asks" before the next
+        // begins, like an inner solve, but the monitor's three steps are no iterations of one.
+        let tr = t("m pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm pqr pqr pqrm");
+        let values: Vec<u32> = (0..tr.len() as u32)
+            .filter(|&s| tr[s as usize] == id('r'))
+            .collect();
+        let first = firsts(&tr);
+        let asking = Trace {
+            locs: &tr,
+            tags: &[],
+            fetches: &[],
+            values: &values,
+            first: &first,
+        };
+        let levels = analyse(&tr);
+        let (step, monitor) = (level_of(&levels, 'p'), level_of(&levels, 'm'));
+        assert!(asking.asks_each_iteration(step));
+        assert!(!encloses(asking, step, monitor));
+        match select(&levels, asking) {
+            Selection::Level(l) | Selection::Wait(l, _) => assert_eq!(l.anchor, step.anchor),
+            Selection::Nothing => panic!("nothing selected"),
+        }
     }
 
     #[test]
