@@ -15,8 +15,8 @@ use crate::learn::Learner;
 use crate::location::LocInfo;
 use crate::track::HistEntry;
 
-/// Format version of [`CkptMeta`].
-pub const META_VERSION: u32 = 4;
+/// Format version of [`CkptMeta`] (5: the learner's state after the liveness rewrite).
+pub const META_VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
 /// Largest call log a checkpoint may inflate to (a damaged or hostile file cannot ask for more).
 const MAX_CALL_LOG: usize = 1 << 32;
@@ -207,14 +207,21 @@ pub fn unframe(payload: &[u8]) -> Result<(CkptMeta, Vec<u8>), String> {
         .checked_add(len)
         .filter(|&e| e <= payload.len())
         .ok_or("the checkpoint's tracker metadata is truncated")?;
-    let mut meta: CkptMeta = serde_json::from_slice(&payload[16..end])
+    // The version first: another version's fields need not parse as this one's.
+    #[derive(Deserialize)]
+    struct Versioned {
+        version: u32,
+    }
+    let versioned: Versioned = serde_json::from_slice(&payload[16..end])
         .map_err(|e| format!("the checkpoint's tracker metadata does not parse: {e}"))?;
-    if meta.version != META_VERSION {
+    if versioned.version != META_VERSION {
         return Err(format!(
             "the checkpoint's tracker metadata has version {}, this program reads {META_VERSION}",
-            meta.version
+            versioned.version
         ));
     }
+    let mut meta: CkptMeta = serde_json::from_slice(&payload[16..end])
+        .map_err(|e| format!("the checkpoint's tracker metadata does not parse: {e}"))?;
     let truncated = || "the checkpoint's call log is truncated".to_string();
     let n = payload
         .get(end..end + 8)
@@ -284,6 +291,17 @@ mod tests {
         };
         let (m, _) = unframe(&frame(&ff, b"")).unwrap();
         assert_eq!(m.fast_forward, ff.fast_forward);
+        // Another version is told as such, whatever its fields: an older learner's state
+        // (here, one field of another type) does not parse as this one's.
+        let json = serde_json::to_string(&ff).unwrap();
+        let old = json
+            .replacen(&format!("\"version\":{META_VERSION}"), "\"version\":4", 1)
+            .replacen("\"learner\":{", "\"learner\":{\"levels\":7,", 1);
+        let mut p = MAGIC.to_vec();
+        p.extend_from_slice(&(old.len() as u64).to_le_bytes());
+        p.extend_from_slice(old.as_bytes());
+        let e = unframe(&p).unwrap_err();
+        assert!(e.contains("has version 4, this program reads"), "{e}");
     }
 
     #[test]

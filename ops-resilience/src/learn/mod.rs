@@ -23,7 +23,7 @@
 //!    more passes: the recording goes on and every analysis selects the outer iteration again
 //!    (the first burst of an inner solve, taken for the time loop, is moved out of as soon as
 //!    its time step repeats), and a boundary that saves clearly less over the same passes
-//!    replaces the chosen one.
+//!    replaces the chosen one ([`MOVE_MARGIN`], held over [`HOLD_REGIONS`] more regions).
 //! 5. **Review.** Once confirmed, each loop only checks that the chosen location runs once per
 //!    pass ([`Learner::verify`]) and that its location belongs to the decided passes. A location
 //!    they never ran is watched from its first occurrence (recorded, so that the passes it runs
@@ -31,6 +31,9 @@
 //!    once per pass starts a review too. A review records, analyses and measures as the
 //!    confirmation does, for [`REVIEW_GAPS`] passes. A loop that first appears late is part of
 //!    the pass, never a reason to forget what was learnt.
+//! 6. **Doubt.** While a review finds the decided level likely an inner loop (a grave
+//!    [`structure::Doubt`]), or its chosen location went, the decision is in doubt
+//!    ([`Learner::in_doubt`]): checkpoints counted in its passes wait for the verdict.
 //!
 //! Everything here is a function of the loop trace and the tracker's state, and the learner's
 //! state travels in every checkpoint, so a restarted run decides exactly as the run it
@@ -547,7 +550,7 @@ impl Learner {
     /// One loop at location `loc`, index `index`, with accesses `fp`, before it runs and
     /// before the tracker records its writes.
     ///
-    /// `tag` hashes the loop's global constants ([`crate::calls::globals_tag`]); it is read only
+    /// `tag` hashes the loop's global constants (`calls::globals_tag`); it is read only
     /// while [`Learner::recording`] (0 otherwise).
     #[inline]
     pub fn on_loop(
