@@ -179,13 +179,16 @@ fn saved(dats: &[DatInfo], labels: &[Labelled], close: usize) -> Option<u64> {
             if !info.saveable || info.target.is_empty() {
                 return 0;
             }
-            let mut live = info.target.clone();
-            for (x, slot) in &l.boxes {
-                if (*slot as usize) < close {
-                    live.remove(x);
-                }
-            }
-            live.points() * info.point_bytes
+            // Labelled boxes are disjoint, and so are the target's: the dead points are the
+            // sum of their overlaps, no set to build.
+            let dead: u64 = l
+                .boxes
+                .iter()
+                .filter(|(_, slot)| (*slot as usize) < close)
+                .flat_map(|(x, _)| info.target.boxes().iter().filter_map(|t| t.intersect(x)))
+                .map(|b| b.points())
+                .sum();
+            (info.target.points() - dead) * info.point_bytes
         })
         .collect();
     let both = dats.iter().enumerate().any(|(a, info)| {

@@ -718,12 +718,24 @@ impl Learner {
             return;
         };
         let len = rec.len();
+        // Where each member occurs from the level's first pass on, in one walk of the trace.
+        let top = level.members.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut positions: Vec<Vec<usize>> = vec![Vec::new(); top];
+        let mut wanted = vec![false; top];
+        for &m in &level.members {
+            wanted[m as usize] = true;
+        }
+        for (s, &l) in rec.locs.iter().enumerate().skip(from) {
+            if wanted.get(l as usize).copied().unwrap_or(false) {
+                positions[l as usize].push(s);
+            }
+        }
         let mut windows = Vec::new();
         let mut whose = Vec::new();
         for &m in &level.members {
             let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(m)) as usize;
             let done = self.samples.get(&m);
-            let at: Vec<usize> = (from..len).filter(|&s| rec.locs[s] == m).collect();
+            let at: &[usize] = positions.get(m as usize).map_or(&[], |p| p.as_slice());
             for (k, &open) in at.iter().enumerate() {
                 let index = rec.start + open as u64;
                 if done.is_some_and(|s| s.bytes.contains_key(&index)) {

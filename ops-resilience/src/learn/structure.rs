@@ -75,13 +75,17 @@ impl Trace<'_> {
     /// follows with a fetch, `loc` runs next at times and not at others (a time step's prefix
     /// runs whatever was fetched before it).
     pub fn fetch_decided(&self, loc: u32) -> bool {
-        let before: Vec<u32> = (1..self.locs.len())
+        let mut before: Vec<u32> = (1..self.locs.len())
             .filter(|&s| self.locs[s] == loc && self.fetched_after(s - 1))
             .map(|s| self.locs[s - 1])
             .collect();
+        before.sort_unstable();
+        before.dedup();
         !before.is_empty()
             && (0..self.locs.len().saturating_sub(1)).any(|s| {
-                before.contains(&self.locs[s]) && self.fetched_after(s) && self.locs[s + 1] != loc
+                before.binary_search(&self.locs[s]).is_ok()
+                    && self.fetched_after(s)
+                    && self.locs[s + 1] != loc
             })
     }
 }
@@ -494,14 +498,15 @@ pub struct Doubt {
 pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
     let (trace, first) = (t.locs, t.first);
     let start = first(level.anchor);
-    let recurs = |x: u32| {
-        let at: Vec<usize> = (0..trace.len()).filter(|&i| trace[i] == x).collect();
-        let gap = at.windows(2).map(|w| w[1] - w[0]).max()?;
-        (trace.len() - at[at.len() - 1] <= 2 * gap).then_some(gap as u64)
-    };
+    let seen = Seen::of(trace);
     let mut doubt: Option<Doubt> = None;
     for &x in &level.union {
-        if level.core.binary_search(&x).is_ok()
+        // Still recurring: the trace ends less than twice its longest gap after its last
+        // occurrence.
+        let gap = seen.gap[x as usize];
+        if gap == 0
+            || trace.len() - seen.last[x as usize] > 2 * gap
+            || level.core.binary_search(&x).is_ok()
             || levels
                 .iter()
                 .any(|l| l.members.contains(&x) && l.passes >= SUSPECT_PASSES)
@@ -512,13 +517,43 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
         if !grave && first(x) >= start {
             continue;
         }
-        if let Some(gap) = recurs(x) {
-            let d = doubt.get_or_insert(Doubt { gap, grave });
-            d.gap = d.gap.max(gap);
-            d.grave |= grave;
-        }
+        let d = doubt.get_or_insert(Doubt {
+            gap: gap as u64,
+            grave,
+        });
+        d.gap = d.gap.max(gap as u64);
+        d.grave |= grave;
     }
     doubt
+}
+
+/// Where each location of a trace occurs: first, last, and the longest gap between two
+/// occurrences (0 for a location seen once or never), by location id.
+struct Seen {
+    first: Vec<usize>,
+    last: Vec<usize>,
+    gap: Vec<usize>,
+}
+
+impl Seen {
+    fn of(trace: &[u32]) -> Seen {
+        let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut seen = Seen {
+            first: vec![usize::MAX; n],
+            last: vec![0; n],
+            gap: vec![0; n],
+        };
+        for (i, &l) in trace.iter().enumerate() {
+            let l = l as usize;
+            if seen.first[l] == usize::MAX {
+                seen.first[l] = i;
+            } else {
+                seen.gap[l] = seen.gap[l].max(i - seen.last[l]);
+            }
+            seen.last[l] = i;
+        }
+        seen
+    }
 }
 
 /// Loops still to come before `level`'s passes can tell whether locations that ran in one of
@@ -527,14 +562,16 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
 /// which recurs within about that pass's length if the level is no time step. `Some` while
 /// the trace after such a pass is shorter than the pass.
 pub fn stranger(t: &[u32], level: &Level) -> Option<u64> {
+    let seen = Seen::of(t);
     let anchors: Vec<usize> = (0..t.len()).filter(|&i| t[i] == level.anchor).collect();
     let mut wait = None;
     for pass in anchors.windows(2) {
         let (open, close) = (pass[0], pass[1]);
         let alone = t[open..close].iter().any(|&x| {
-            level.core.binary_search(&x).is_err()
-                && !t[..open].contains(&x)
-                && !t[close..].contains(&x)
+            let x = x as usize;
+            seen.first[x] >= open
+                && seen.last[x] < close
+                && level.core.binary_search(&(x as u32)).is_err()
         });
         let since = (t.len() - close) as u64;
         let length = (close - open) as u64;
