@@ -794,6 +794,28 @@ mod tests {
     }
 
     #[test]
+    fn an_inner_loop_opening_the_step_waits_a_pass_for_the_rest_of_the_step() {
+        // The solve a b c d opens the step, iterating once in the first step and then more: its
+        // first pass holds the rest of the step (s, a smoother e f run four times, u), which
+        // runs nowhere else yet.
+        let tr = t("x abcd s efefefef u abcd abcd a");
+        let levels = analyse(&tr);
+        let solve = level_of(&levels, 'a');
+        assert!(solve.eligible, "{levels:?}");
+        // That pass is 14 loops long and 9 have run since: 5 more to tell.
+        assert_eq!(stranger(&tr, solve), Some(5));
+        assert!(matches!(chosen(&levels, &tr), (l, true) if l.anchor == id('a')));
+        // A pass's length later the rest of the step has not come back: the solve's passes
+        // are the program's iterations as far as the trace can tell.
+        let tr = t("x abcd s efefefef u abcd abcd abcd abcd a");
+        assert_eq!(stranger(&tr, level_of(&analyse(&tr), 'a')), None);
+        // Had the rest of the step come back, it would recur between the iterations: no
+        // stranger (the suspect rule takes it from there).
+        let tr = t("x abcd s efefefef u abcd abcd s efef u a");
+        assert_eq!(stranger(&tr, level_of(&analyse(&tr), 'a')), None);
+    }
+
+    #[test]
     fn a_step_ending_in_a_reduction_with_a_monitor_every_third_step_is_the_outer_iteration() {
         // The step p q r ends with a reduction (a time step for the next step), and a monitor
         // m runs before the loop and after every third step: every step "asks" before the next

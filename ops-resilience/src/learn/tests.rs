@@ -59,6 +59,17 @@ fn run(
     saved: &[u32],
     loops: &[(u32, Vec<u32>, Vec<u32>)],
 ) -> Vec<(u64, Event)> {
+    run_watching(learner, sizes, saved, loops, |_, _| {})
+}
+
+/// [`run`], showing `watch` the learner after each loop with the loop's index.
+fn run_watching(
+    learner: &mut Learner,
+    sizes: &[u64],
+    saved: &[u32],
+    loops: &[(u32, Vec<u32>, Vec<u32>)],
+    mut watch: impl FnMut(u64, &Learner),
+) -> Vec<(u64, Event)> {
     let m = Fake {
         sizes: sizes.to_vec(),
         saved: saved.to_vec(),
@@ -83,6 +94,7 @@ fn run(
         if let Some(e) = learner.on_loop(*loc, i as u64, &fp(sizes, r, w), 0, &t, &m) {
             events.push((i as u64, e));
         }
+        watch(i as u64, learner);
     }
     events
 }
@@ -132,9 +144,28 @@ fn the_first_burst_of_an_inner_solve_is_left_for_its_time_step() {
         loops.push((3, vec![0], vec![3]));
     }
     let mut l = Learner::default();
-    let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+    // (loop index, decided location, in doubt) whenever one of the two changes.
+    let mut states: Vec<(u64, Option<u32>, bool)> = Vec::new();
+    let events = run_watching(&mut l, &sizes, &[0, 1, 2], &loops, |i, l| {
+        let now = (l.location(), l.in_doubt());
+        if states.last().is_none_or(|s| (s.1, s.2) != now) {
+            states.push((i, now.0, now.1));
+        }
+    });
     let d = l.decision().unwrap();
     assert_eq!((d.level.anchor, d.location), (0, 0), "{events:?} {d:?}");
+    // Decided on the solve, then in doubt once the step's prefix recurred between its
+    // iterations (checkpoints by count wait), and no longer once moved to the step.
+    let on_solve = states.iter().position(|s| matches!(s.1, Some(1 | 2)));
+    let doubt = states.iter().position(|s| s.2);
+    let on_step = states.iter().position(|s| s.1 == Some(0));
+    assert!(
+        matches!((on_solve, doubt, on_step), (Some(a), Some(b), Some(c)) if a <= b && b < c),
+        "{states:?}"
+    );
+    assert!(!states.last().unwrap().2, "{states:?}");
+    let prefix_again = loops.iter().skip(2).position(|l| l.0 == 0).unwrap() as u64 + 2;
+    assert!(states[doubt.unwrap()].0 > prefix_again, "{states:?}");
     assert_eq!(d.bytes, 64 * 8);
     let revisions = events
         .iter()
