@@ -234,36 +234,6 @@ fn debug_one() {
     }
     let every = EVERY[(seed % 2) as usize];
     let learnt = oracle::run(&program, Some(oracle::config(every)), |_| {});
-    let l = &learnt.report.location;
-    eprintln!(
-        "chosen {:?} anchor {:?} at {:?} bytes {:?} revisions {}",
-        l.chosen, l.anchor, l.chosen_at_loop, l.bytes, l.revisions
-    );
-    for c in &l.candidates {
-        eprintln!(
-            "  candidate {} {} samples {}..{}",
-            c.location, c.samples, c.bytes_min, c.bytes_max
-        );
-    }
-    for h in &l.history {
-        eprintln!(
-            "  at {} (step {}) {} {:?}",
-            h.loop_index,
-            oracle::step_of(&learnt.step_starts, h.loop_index),
-            h.what,
-            h.location
-        );
-    }
-    for c in &learnt.report.checkpoints {
-        eprintln!(
-            "checkpoint {} at {} (step {}) {} {} provisional {}",
-            c.sequence,
-            c.loop_index,
-            oracle::step_of(&learnt.step_starts, c.loop_index),
-            c.location,
-            c.bytes,
-            c.provisional
-        );
-    }
+    oracle::print_learnt(&learnt);
     eprintln!("{:?}", judge(seed));
 }

@@ -1029,26 +1029,5 @@ fn debug_program() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let learnt = oracle::run(program, Some(oracle::config(every)), |_| {});
-    let l = &learnt.report.location;
-    eprintln!(
-        "chosen {:?} anchor {:?} at {:?} bytes {:?} revisions {}",
-        l.chosen, l.anchor, l.chosen_at_loop, l.bytes, l.revisions
-    );
-    for c in &l.candidates {
-        eprintln!(
-            "  cand {} {} {}..{}",
-            c.location, c.samples, c.bytes_min, c.bytes_max
-        );
-    }
-    for c in &learnt.report.checkpoints {
-        eprintln!(
-            "ck {} at {} step {} {} {} prov {}",
-            c.sequence,
-            c.loop_index,
-            oracle::step_of(&learnt.step_starts, c.loop_index),
-            c.location,
-            c.bytes,
-            c.provisional
-        );
-    }
+    oracle::print_learnt(&learnt);
 }

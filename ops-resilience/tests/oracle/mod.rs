@@ -390,3 +390,38 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
         checkpoints: learnt.checkpoints.len(),
     })
 }
+
+/// Prints what a learnt run decided and checkpointed (the debugging aids of the tests).
+pub fn print_learnt(learnt: &Run) {
+    let l = &learnt.report.location;
+    eprintln!(
+        "chosen {:?} anchor {:?} at {:?} bytes {:?} revisions {}",
+        l.chosen, l.anchor, l.chosen_at_loop, l.bytes, l.revisions
+    );
+    for c in &l.candidates {
+        eprintln!(
+            "  candidate {} {} samples {}..{}",
+            c.location, c.samples, c.bytes_min, c.bytes_max
+        );
+    }
+    for h in &l.history {
+        eprintln!(
+            "  at {} (step {}) {} {:?}",
+            h.loop_index,
+            step_of(&learnt.step_starts, h.loop_index),
+            h.what,
+            h.location
+        );
+    }
+    for c in &learnt.report.checkpoints {
+        eprintln!(
+            "checkpoint {} at {} (step {}) {} {} provisional {}",
+            c.sequence,
+            c.loop_index,
+            step_of(&learnt.step_starts, c.loop_index),
+            c.location,
+            c.bytes,
+            c.provisional
+        );
+    }
+}
