@@ -190,6 +190,15 @@ impl Samples {
         kept.max(self.older_max)
     }
 
+    /// Whether the region opening at loop `index` was measured: it is kept, or older than
+    /// every kept one when older ones were dropped (measuring it again would count it twice).
+    fn has(&self, index: u64) -> bool {
+        match self.bytes.first_key_value() {
+            Some((&oldest, _)) if self.older_max.is_some() && index < oldest => true,
+            _ => self.bytes.contains_key(&index),
+        }
+    }
+
     fn add(&mut self, index: u64, bytes: u64) {
         if self.bytes.insert(index, bytes).is_none() {
             self.count += 1;
@@ -738,7 +747,7 @@ impl Learner {
             let at: &[usize] = positions.get(m as usize).map_or(&[], |p| p.as_slice());
             for (k, &open) in at.iter().enumerate() {
                 let index = rec.start + open as u64;
-                if done.is_some_and(|s| s.bytes.contains_key(&index)) {
+                if done.is_some_and(|s| s.has(index)) {
                     continue;
                 }
                 let close = match at.get(k + 1) {

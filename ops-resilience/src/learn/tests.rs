@@ -305,3 +305,33 @@ fn verifying_with_the_running_tally_decides_as_counting_afresh() {
         "the sequences should often call for a review ({reviews})"
     );
 }
+
+#[test]
+fn a_region_is_measured_once_however_long_the_recording() {
+    // A 3-loop step, recorded for well over KEPT_SAMPLES steps while the decision is
+    // confirmed: each measurement is of another region, so no location holds more
+    // measurements than it has regions (a region whose measurement was dropped from the kept
+    // ones is not measured again).
+    let sizes = [64, 64, 8];
+    let mut loops = vec![(9, vec![], vec![2])];
+    for _ in 0..(KEPT_SAMPLES * 6) {
+        loops.push((0, vec![0], vec![1]));
+        loops.push((1, vec![0, 1], vec![0]));
+        loops.push((2, vec![0], vec![2]));
+    }
+    let mut l = Learner::default();
+    let mut longest = 0;
+    run_watching(&mut l, &sizes, &[0, 1], &loops, |_, l| {
+        longest = longest.max(l.rec.len())
+    });
+    assert!(l.decision().is_some());
+    assert!(longest > 3 * KEPT_SAMPLES * 2, "recorded {longest} loops");
+    for (loc, s) in l.samples() {
+        let regions = loops.iter().filter(|x| x.0 == *loc).count();
+        assert!(
+            s.count < regions,
+            "location {loc}: {} measurements",
+            s.count
+        );
+    }
+}
