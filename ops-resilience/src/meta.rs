@@ -16,7 +16,7 @@ use crate::location::LocInfo;
 use crate::track::HistEntry;
 
 /// Format version of [`CkptMeta`] (5: the learner's state after the liveness rewrite).
-pub const META_VERSION: u32 = 5;
+pub const META_VERSION: u32 = 6;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
 /// Largest call log a checkpoint may inflate to (a damaged or hostile file cannot ask for more).
 const MAX_CALL_LOG: usize = 1 << 32;

@@ -10,6 +10,7 @@ use crate::boxes::{BoxList, Bx};
 use crate::config::Interval;
 use crate::diags::{CheckpointReport, Decision, Report, SavedReport};
 use crate::error::ResilienceError;
+use crate::learn::Counting;
 use crate::meta::{
     frame, CkptMeta, FastForwardMeta, PendingReduction, ResilientMeta, TrackerState, META_VERSION,
 };
@@ -63,6 +64,14 @@ pub(super) struct Checkpointing {
     pub target_occ: u64,
     /// `target_occ` at the latest checkpoint.
     pub last_ckpt_occ: u64,
+    /// The loop the latest checkpoint opened before.
+    pub last_ckpt_loop: Option<u64>,
+    /// The next occurrence of the checkpoint location is not counted: the location moved,
+    /// and that occurrence ends the pass the latest checkpoint opened in, not a whole one.
+    pub align: bool,
+    /// Occurrences since the latest checkpoint of the suspect that paces checkpoints counted in
+    /// passes while the learner doubts its decision ([`Counting::Suspect`]).
+    pub suspect_occ: u64,
     /// When the latest checkpoint ended, and what it cost.
     pub last_end: Instant,
     pub last_cost: Option<Duration>,
@@ -89,6 +98,9 @@ impl Checkpointing {
             manual: false,
             target_occ: 0,
             last_ckpt_occ: 0,
+            last_ckpt_loop: None,
+            align: false,
+            suspect_occ: 0,
             last_end: Instant::now(),
             last_cost: None,
             last_pass_mark: None,
@@ -101,7 +113,11 @@ impl Checkpointing {
     /// An occurrence of the checkpoint location: one more pass, and its computing time
     /// (stalls excluded).
     pub fn count_pass(&mut self, stall_so_far: Duration) {
-        self.target_occ += 1;
+        if std::mem::take(&mut self.align) {
+            // The pass the latest checkpoint opened in ends here.
+        } else {
+            self.target_occ += 1;
+        }
         let now = Instant::now();
         if let Some((at, stalled)) = self.last_pass_mark {
             self.last_pass = Some((now - at).saturating_sub(stall_so_far - stalled));
@@ -263,12 +279,19 @@ impl Resilience {
         if !at {
             return false;
         }
-        // A decision in doubt takes no checkpoint by count: its passes may be an inner loop's.
-        let every = self.cfg.effective_every().is_some_and(|n| {
-            self.ck.target_occ.is_multiple_of(n)
-                && self.ck.target_occ > self.ck.last_ckpt_occ
-                && !self.learner.in_doubt()
-        });
+        // A decision in doubt counts the passes of what may enclose it, or waits.
+        let every = self
+            .cfg
+            .effective_every()
+            .is_some_and(|n| match self.learner.counting() {
+                Counting::Chosen => {
+                    self.ck.target_occ.is_multiple_of(n)
+                        && self.ck.target_occ > self.ck.last_ckpt_occ
+                        && self.learner.ends_pass()
+                }
+                Counting::Suspect(_) => self.ck.suspect_occ >= n,
+                Counting::Paused => false,
+            });
         every || self.interval_due_agreed(rt)
     }
 
@@ -328,6 +351,8 @@ impl Resilience {
         self.track
             .add_targets(&mut region, resilient.is_some(), true);
         self.ck.last_ckpt_occ = self.ck.target_occ;
+        self.ck.last_ckpt_loop = Some(index);
+        self.ck.suspect_occ = 0;
         self.ck.manual = false;
         // The log is deflated as it grows, here, so the checkpoint deflates only what is new.
         self.track.calls.deflate_new_records();

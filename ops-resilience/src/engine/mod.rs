@@ -43,7 +43,7 @@ use crate::calls::Call;
 use crate::config::{kill_self, sigterm_self, ResilienceConfig};
 use crate::diags::Report;
 use crate::error::ResilienceError;
-use crate::learn::Learner;
+use crate::learn::{Counting, Learner};
 use crate::store::CheckpointStore;
 use crate::track::Footprint;
 
@@ -424,6 +424,8 @@ impl Resilience {
                 self.fail(e);
                 return LoopAction::Skip;
             }
+            // The checkpoint restored opened before this loop.
+            self.ck.last_ckpt_loop = Some(index);
         }
         if !self.dist.known {
             self.learn_distribution(rt);
@@ -466,6 +468,9 @@ impl Resilience {
         let at = self.at_location(loc);
         if at && !restored {
             self.ck.count_pass(self.clock.stall);
+        }
+        if !restored && self.learner.counting() == Counting::Suspect(loc) {
+            self.ck.suspect_occ += 1;
         }
         // A region spans at most one pass: it closes when its location recurs (saving what is
         // still undecided), exactly as the learner's dry regions measured it.

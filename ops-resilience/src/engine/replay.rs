@@ -423,6 +423,7 @@ impl Resilience {
         self.track.last_pure_write = st.last_pure_write;
         self.ck.target_occ = st.target_occ;
         self.ck.last_ckpt_occ = st.target_occ;
+        self.ck.suspect_occ = 0;
         if let Target::Fixed { matches, .. } = &mut self.target {
             matches.clear();
         }

@@ -124,9 +124,18 @@ impl Resilience {
                         self.ck.pool.refill(sizes);
                     }
                 }
-                // Counting for --ops-checkpoint-every starts from the decision.
+                // Counting for --ops-checkpoint-every starts from the decision; if a checkpoint
+                // opened since the new location last ran, its next occurrence ends that
+                // checkpoint's pass rather than a whole one.
                 self.ck.target_occ = 0;
                 self.ck.last_ckpt_occ = 0;
+                self.ck.align = match (self.learner.location(), self.ck.last_ckpt_loop) {
+                    (Some(loc), Some(ckpt)) => {
+                        let info = &self.track.locs.locs[loc as usize];
+                        info.count == 0 || ckpt > info.last
+                    }
+                    _ => false,
+                };
                 self.say(2, &self.report.location_text(self.cfg.diags >= 3));
             }
             Event::ReviewStarted(loc) => {

@@ -31,9 +31,12 @@
 //!    once per pass starts a review too. A review records, analyses and measures as the
 //!    confirmation does, for [`REVIEW_GAPS`] passes. A loop that first appears late is part of
 //!    the pass, never a reason to forget what was learnt.
-//! 6. **Doubt.** While a review finds the decided level likely an inner loop (a grave
-//!    [`structure::Doubt`]), or its chosen location went, the decision is in doubt
-//!    ([`Learner::in_doubt`]): checkpoints counted in its passes wait for the verdict.
+//! 6. **Doubt.** While a review finds the decided level likely an inner loop (a
+//!    [`structure::Doubt`] whose suspect paces it: a grave one, or any while each iteration
+//!    ends with a value the program tests), checkpoints counted in passes count the suspect's
+//!    occurrences instead of the chosen location's: once per N iterations of what looks like
+//!    the enclosing time step. While the chosen location went, they wait for the verdict
+//!    ([`Learner::counting`]).
 //!
 //! Everything here is a function of the loop trace and the tracker's state, and the learner's
 //! state travels in every checkpoint, so a restarted run decides exactly as the run it
@@ -133,11 +136,33 @@ pub enum Phase {
         /// other members said so): it must go.
         #[serde(default)]
         broken: bool,
-        /// The latest analysis found the decided level likely an inner loop (a grave
-        /// [`structure::Doubt`]): checkpoints counted in its passes wait for the verdict.
+        /// The latest analysis found the decided level likely an inner loop of an iteration
+        /// that this location belongs to ([`structure::Doubt::pace`]): checkpoints counted in
+        /// passes count its occurrences meanwhile.
         #[serde(default)]
-        doubt: bool,
+        pace: Option<u32>,
+        /// The latest analysis found no eligible level holding the decided passes: checkpoints
+        /// counted in passes wait for the verdict.
+        #[serde(default)]
+        lost: bool,
     },
+}
+
+/// What checkpoints counted in passes (`--ops-checkpoint-every N`) count
+/// ([`Learner::counting`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// Passes of the decided level: occurrences of the chosen location.
+    Chosen,
+    /// Nothing: the chosen location was seen not to run once per pass, or the review's
+    /// analysis finds no level holding the decided passes; the review is to tell where
+    /// checkpoints go instead.
+    Paused,
+    /// Occurrences of this location, a suspect of the review ([`structure::Doubt::pace`]):
+    /// the decided level looks like an inner loop of an iteration the suspect belongs to.
+    /// Checkpoints still open at the chosen location, once in N of the suspect's passes
+    /// rather than once in N iterations of the inner loop.
+    Suspect(u32),
 }
 
 /// A change the engine reports.
@@ -258,6 +283,13 @@ struct Tally {
 }
 
 impl Tally {
+    /// The chosen location, occurring now, repeats: most members seen since the decision have
+    /// not run since its last occurrence (a majority counts once most members were seen).
+    fn repeats(&self, d: &Decision) -> bool {
+        let quorum = 2 * self.voters as usize > d.since.len();
+        quorum && self.twos > 0 && 2 * self.twos >= self.voters
+    }
+
     fn of(d: &Decision) -> Tally {
         Tally {
             voters: d.since.iter().filter(|&&v| v > 0).count() as u32,
@@ -319,15 +351,27 @@ impl Learner {
         self.decision.as_ref().map(|d| d.location)
     }
 
-    /// True while a review doubts the decision: the chosen location was seen not to run once
-    /// per pass, or the decided level looks like an inner loop of an iteration yet to show.
-    /// Checkpoints counted in passes (`--ops-checkpoint-every`) wait meanwhile; those due by
-    /// time or asked for by the program do not.
-    pub fn in_doubt(&self) -> bool {
-        matches!(
-            self.phase,
-            Phase::Reviewing { broken: true, .. } | Phase::Reviewing { doubt: true, .. }
-        )
+    /// Whether an occurrence of the chosen location now would end a pass of the decided level,
+    /// rather than repeat inside one ([`Learner::verify`] is to tell on that occurrence): a
+    /// checkpoint counted in passes opens only where one ends.
+    pub fn ends_pass(&self) -> bool {
+        self.decision
+            .as_ref()
+            .is_none_or(|d| !self.tally.repeats(d))
+    }
+
+    /// What checkpoints counted in passes (`--ops-checkpoint-every`) count now. Those due by
+    /// time or asked for by the program do not depend on it.
+    pub fn counting(&self) -> Counting {
+        match self.phase {
+            Phase::Reviewing { broken: true, .. } | Phase::Reviewing { lost: true, .. } => {
+                Counting::Paused
+            }
+            Phase::Reviewing {
+                pace: Some(loc), ..
+            } => Counting::Suspect(loc),
+            _ => Counting::Chosen,
+        }
     }
 
     /// Every location measured, with its measurements.
@@ -476,6 +520,7 @@ impl Learner {
             return None;
         }
         let i = member - 1;
+        let repeats = self.tally.repeats(d);
         let t = &mut self.tally;
         let voters = t.voters;
         // A majority counts once most members have been seen since the decision.
@@ -483,7 +528,6 @@ impl Learner {
         let mut out: Vec<u32> = Vec::new();
         let wrong = if loc == d.location {
             let twice = t.twos;
-            let repeats = quorum && twice > 0 && 2 * twice >= voters;
             if repeats {
                 // It repeated, and so did the members seen since its last occurrence: an inner
                 // loop's, taken for loops of the pass.
@@ -545,7 +589,8 @@ impl Learner {
             trigger,
             until,
             broken: false,
-            doubt: false,
+            pace: None,
+            lost: false,
         };
         self.next_analysis = index + ANALYSIS_GAP;
     }
@@ -856,9 +901,10 @@ impl Learner {
         last: bool,
     ) -> Option<Event> {
         let broken = matches!(self.phase, Phase::Reviewing { broken: true, .. });
-        if let Phase::Reviewing { doubt, .. } = &mut self.phase {
+        if let Phase::Reviewing { pace, lost, .. } = &mut self.phase {
             // Doubt lasts while the analyses that find it go on.
-            *doubt = false;
+            *pace = None;
+            *lost = false;
         }
         let d = self.decision.as_ref()?;
         let from = d.location;
@@ -866,6 +912,20 @@ impl Learner {
         if self.levels.is_empty() {
             self.levels = structure::analyse(&self.rec.locs);
         }
+        // No eligible level holds any decided boundary, though the recording is long enough for
+        // the decided passes to form one: they are not what the program repeats (an inner loop
+        // taken for it, whose enclosing iteration has yet to form a level of its own).
+        let long = self.rec.len() as u64 > (structure::MIN_PASSES as u64 + 1) * d.level.max_pass;
+        let held = self
+            .levels
+            .iter()
+            .any(|l| l.eligible && l.members.iter().any(|m| d.level.members.contains(m)));
+        if !held && long {
+            if let Phase::Reviewing { lost, .. } = &mut self.phase {
+                *lost = true;
+            }
+        }
+        let d = self.decision.as_ref()?;
         let t = self.view(&first);
         // The decided passes as the new analysis sees them: the level holding the chosen
         // location and most of their other boundaries (then the one anchored where they were,
@@ -887,6 +947,7 @@ impl Learner {
                 let holds = l.members.contains(&from) != broken;
                 (holds, shared(l), l.anchor == d.level.anchor, l.passes)
             });
+
         if broken {
             // The decided passes without the location that went are yet to show: the pass it
             // left has not closed (the analysis still counts it a member), or they have not
@@ -936,9 +997,9 @@ impl Learner {
                 // An enclosing level may still show (the prefix of a time step around what was
                 // taken for it has recurred): nothing moves, and the review lasts until it can
                 // tell.
-                if let Phase::Reviewing { until, doubt, .. } = &mut self.phase {
+                if let Phase::Reviewing { until, pace, .. } = &mut self.phase {
                     *until = (*until).max(index + 2 * why.gap.max(1));
-                    *doubt = why.grave;
+                    *pace = why.pace;
                 }
                 return None;
             }
@@ -963,11 +1024,17 @@ impl Learner {
             return None;
         }
         better.anchor = better.members[0];
+        let encloses = !same_passes && better.max_pass > old.max_pass;
         self.measure(&better, counts, targets);
         if !self.measured(&better) {
-            // The new level's boundaries are measured as the review goes on.
-            if let Phase::Reviewing { until, .. } = &mut self.phase {
+            // The new level's boundaries are measured as the review goes on. Meanwhile, if
+            // its passes are longer (it encloses the decided ones), checkpoints counted in
+            // passes count its passes.
+            if let Phase::Reviewing { until, pace, .. } = &mut self.phase {
                 *until = (*until).max(index + 2 * better.max_pass.max(1));
+                if encloses {
+                    *pace = Some(better.anchor);
+                }
             }
             return None;
         }

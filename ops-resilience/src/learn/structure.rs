@@ -487,6 +487,11 @@ pub struct Doubt {
     /// program runs between them, so the level is likely an inner loop, and checkpoints
     /// counted in its passes would come far too often.
     pub grave: bool,
+    /// The suspect that paces checkpoints counted in passes meanwhile: one whose doubt is
+    /// grave, or any while the level's iterations each end with a value handed to the program
+    /// (an inner solve's convergence test); the rarest if several. Counted in its passes, the
+    /// checkpoints of an inner loop come once per iteration of what encloses it.
+    pub pace: Option<u32>,
 }
 
 /// A location that ran before `level`'s first pass, or that runs [`outside`] its iterations,
@@ -500,6 +505,8 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
     let start = first(level.anchor);
     let seen = Seen::of(trace);
     let mut doubt: Option<Doubt> = None;
+    let mut asks: Option<bool> = None;
+    let mut pace_gap = 0;
     for &x in &level.union {
         // Still recurring: the trace ends less than twice its longest gap after its last
         // occurrence.
@@ -520,9 +527,15 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
         let d = doubt.get_or_insert(Doubt {
             gap: gap as u64,
             grave,
+            pace: None,
         });
         d.gap = d.gap.max(gap as u64);
         d.grave |= grave;
+        let paces = grave || *asks.get_or_insert_with(|| t.asks_each_iteration(level));
+        if paces && gap > pace_gap {
+            d.pace = Some(x);
+            pace_gap = gap;
+        }
     }
     doubt
 }
@@ -591,13 +604,17 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
         return Selection::Nothing;
     };
     let cur = enclosing(levels, t, finest);
-    let stranger = stranger(t.locs, cur).map(|gap| Doubt { gap, grave: false });
+    let stranger = stranger(t.locs, cur).map(|gap| Doubt {
+        gap,
+        grave: false,
+        pace: None,
+    });
     match (suspect(levels, t, cur), stranger) {
         (Some(a), Some(b)) => Selection::Wait(
             cur,
             Doubt {
                 gap: a.gap.max(b.gap),
-                grave: a.grave,
+                ..a
             },
         ),
         (Some(d), None) | (None, Some(d)) => Selection::Wait(cur, d),

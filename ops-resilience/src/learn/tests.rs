@@ -144,10 +144,11 @@ fn the_first_burst_of_an_inner_solve_is_left_for_its_time_step() {
         loops.push((3, vec![0], vec![3]));
     }
     let mut l = Learner::default();
-    // (loop index, decided location, in doubt) whenever one of the two changes.
+    // (loop index, decided location, checkpoints counted in the step prefix's passes)
+    // whenever one of the two changes.
     let mut states: Vec<(u64, Option<u32>, bool)> = Vec::new();
     let events = run_watching(&mut l, &sizes, &[0, 1, 2], &loops, |i, l| {
-        let now = (l.location(), l.in_doubt());
+        let now = (l.location(), l.counting() == Counting::Suspect(0));
         if states.last().is_none_or(|s| (s.1, s.2) != now) {
             states.push((i, now.0, now.1));
         }
@@ -155,7 +156,8 @@ fn the_first_burst_of_an_inner_solve_is_left_for_its_time_step() {
     let d = l.decision().unwrap();
     assert_eq!((d.level.anchor, d.location), (0, 0), "{events:?} {d:?}");
     // Decided on the solve, then in doubt once the step's prefix recurred between its
-    // iterations (checkpoints by count wait), and no longer once moved to the step.
+    // iterations (checkpoints by count counted in the prefix's passes, once per step), and no
+    // longer once moved to the step.
     let on_solve = states.iter().position(|s| matches!(s.1, Some(1 | 2)));
     let doubt = states.iter().position(|s| s.2);
     let on_step = states.iter().position(|s| s.1 == Some(0));

@@ -236,6 +236,9 @@ pub struct Verdict {
     pub checkpoints: usize,
 }
 
+/// The first step from which checkpoints counted in steps must come once per N steps.
+const FIRST_COUNTED_STEP: usize = 1;
+
 /// The whole property for one program checkpointed every `every` steps; `Err` says what
 /// failed.
 pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
@@ -257,6 +260,23 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
     }
     if loc.revisions > 1 {
         return Err(format!("the location was revised {} times", loc.revisions));
+    }
+    // From the second step on, decided or not, checkpoints counted in steps come at most once
+    // per N steps (the first step may be an inner solve taken for the time loop until the
+    // step's prefix recurs).
+    let counted: Vec<usize> = learnt
+        .report
+        .checkpoints
+        .iter()
+        .filter(|c| !c.provisional)
+        .map(|c| step_of(&learnt.step_starts, c.loop_index))
+        .filter(|&s| s >= FIRST_COUNTED_STEP)
+        .collect();
+    if counted.windows(2).any(|w| w[1] - w[0] < every as usize) {
+        return Err(format!(
+            "checkpoints counted in steps came at steps {counted:?}, more often than every \
+             {every}"
+        ));
     }
     // Since the (last) decision: every checkpoint at the chosen location, once per N steps.
     let since = loc.chosen_at_loop.unwrap_or(0);
