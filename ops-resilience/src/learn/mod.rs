@@ -352,7 +352,7 @@ impl Learner {
     }
 
     /// Whether an occurrence of the chosen location now would end a pass of the decided level,
-    /// rather than repeat inside one ([`Learner::verify`] is to tell on that occurrence): a
+    /// rather than repeat inside one (the verification of that occurrence is to tell): a
     /// checkpoint counted in passes opens only where one ends.
     pub fn ends_pass(&self) -> bool {
         self.decision
