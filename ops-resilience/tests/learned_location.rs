@@ -49,8 +49,9 @@ const KNOWN_KINDS: &[&str] = &[
 ];
 
 /// Seeds on which the learner misses (of [`FOUND`]), each with the start of its failure, one of
-/// [`KNOWN_KINDS`] (or, for one seed, a schedule the doubt's count misses). Four of the default
-/// 300 are here since checkpoints before the final decision are judged too (from the second
+/// [`KNOWN_KINDS`] (or, for one seed, a schedule the doubt's count misses: a loop every few
+/// steps that ran before the first pass taken for the step's prefix). Four of the default 300
+/// are here since checkpoints before the final decision are judged too (from the second
 /// step on, at most once per N steps): an inner loop's first burst or a trip count of one until
 /// then, counted in passes before the analysis could tell.
 const KNOWN_LIMITS: &[(u64, &str)] = &[
@@ -69,7 +70,7 @@ const KNOWN_LIMITS: &[(u64, &str)] = &[
     (0x1ea4_0000 + 718, "the chosen location"),
     (0x1ea4_0000 + 732, "the chosen location"),
     (0x1ea4_0000 + 737, "the location was revised 2 times"),
-    (0x1ea4_0000 + 774, "the learnt location"),
+    (0x1ea4_0000 + 774, "the location was revised 2 times"),
     (0x1ea4_0000 + 778, "the location was revised 2 times"),
     (0x1ea4_0000 + 823, "the chosen location"),
     (0x1ea4_0000 + 828, "the location was revised 2 times"),

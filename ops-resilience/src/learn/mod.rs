@@ -696,6 +696,15 @@ impl Learner {
             }
             _ => {}
         }
+        // A loop that ran before the decided passes began, recurring for the first time, may
+        // be the prefix of a time step around them (a suspect): analysed within a decided pass
+        // (once the passes resume after it), so that checkpoints counted in passes are paced
+        // by it from its first recurrence.
+        if let Some(d) = &self.decision {
+            if counts.count(loc) == 2 && counts.first(loc) < counts.first(d.level.anchor) {
+                self.next_analysis = self.next_analysis.min(index + d.level.max_pass.max(1));
+            }
+        }
         if index < self.next_analysis {
             return None;
         }
