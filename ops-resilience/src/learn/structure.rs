@@ -413,39 +413,79 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
 /// or a branch of the step, so the rest must then be twice as long and hold as many loops as
 /// the body.
 pub fn outside(trace: &[u32], inner: u32, outer: u32, strict: bool) -> bool {
-    // Per location id: 1 when it ran in a pass holding `outer`, 2 in a pass without it.
-    let mut ran_in: Vec<u8> = vec![0; trace.iter().max().map_or(0, |&m| m as usize + 1)];
-    let (mut with_lens, mut without_lens) = (Vec::new(), Vec::new());
-    let mut from: Option<usize> = None;
-    for (i, &l) in trace.iter().enumerate() {
-        if l != inner {
-            continue;
-        }
-        if let Some(f) = from {
-            let pass = &trace[f..i];
-            let with = pass.contains(&outer);
-            for &p in pass {
-                ran_in[p as usize] |= if with { 1 } else { 2 };
+    Passes::of(trace, inner).outside(outer, strict)
+}
+
+/// The complete passes of the level anchored at one location (from one occurrence to the
+/// next), each with its length and the set of locations it ran: what [`outside`] reads, built
+/// once for every location asked about.
+pub struct Passes {
+    words: usize,
+    lens: Vec<usize>,
+    /// `words` bits per pass, by location id.
+    sets: Vec<u64>,
+}
+
+impl Passes {
+    /// The passes of `trace` anchored at `inner`.
+    pub fn of(trace: &[u32], inner: u32) -> Passes {
+        let words = trace.iter().max().map_or(0, |&m| m as usize / 64 + 1);
+        let mut p = Passes {
+            words,
+            lens: Vec::new(),
+            sets: Vec::new(),
+        };
+        let mut pass = vec![0u64; words];
+        let mut from: Option<usize> = None;
+        for (i, &l) in trace.iter().enumerate() {
+            if l == inner {
+                if let Some(f) = from {
+                    p.lens.push(i - f);
+                    p.sets.extend_from_slice(&pass);
+                    pass.fill(0);
+                }
+                from = Some(i);
             }
-            if with {
-                with_lens.push(pass.len());
+            if from.is_some() {
+                pass[l as usize / 64] |= 1 << (l % 64);
+            }
+        }
+        p
+    }
+
+    /// [`outside`] for `outer`.
+    pub fn outside(&self, outer: u32, strict: bool) -> bool {
+        let (ow, ob) = (outer as usize / 64, 1u64 << (outer % 64));
+        if ow >= self.words {
+            return false;
+        }
+        let mut with = vec![0u64; self.words];
+        let mut without = vec![0u64; self.words];
+        let (mut with_lens, mut without_lens) = (Vec::new(), Vec::new());
+        for (len, set) in self.lens.iter().zip(self.sets.chunks_exact(self.words)) {
+            let (into, lens) = if set[ow] & ob != 0 {
+                (&mut with, &mut with_lens)
             } else {
-                without_lens.push(pass.len());
+                (&mut without, &mut without_lens)
+            };
+            for (x, s) in into.iter_mut().zip(set) {
+                *x |= s;
             }
+            lens.push(*len);
         }
-        from = Some(i);
-    }
-    if with_lens.is_empty() || without_lens.is_empty() {
-        return false;
-    }
-    without_lens.sort_unstable();
-    let usual = without_lens[without_lens.len() / 2];
-    let only_with = ran_in.iter().filter(|&&m| m == 1).count();
-    let without = ran_in.iter().filter(|&&m| m & 2 != 0).count();
-    if strict {
-        with_lens.iter().all(|&len| len >= 2 * usual) && only_with >= without
-    } else {
-        with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
+        if with_lens.is_empty() || without_lens.is_empty() {
+            return false;
+        }
+        without_lens.sort_unstable();
+        let usual = without_lens[without_lens.len() / 2];
+        let ones = |v: &mut dyn Iterator<Item = u64>| v.map(|x| x.count_ones() as usize).sum();
+        let only_with: usize = ones(&mut with.iter().zip(&without).map(|(a, b)| a & !b));
+        let without: usize = ones(&mut without.iter().copied());
+        if strict {
+            with_lens.iter().all(|&len| len >= 2 * usual) && only_with >= without
+        } else {
+            with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
+        }
     }
 }
 
@@ -500,12 +540,13 @@ pub struct Doubt {
 /// the prefix of a time step around an inner loop, whose level has not repeated often enough
 /// to tell ([`encloses`]). `Some` when there is one, with its longest gap (what it takes to see
 /// it recur).
-pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
+/// `seen` indexes `t`'s locations.
+pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level, seen: &Seen) -> Option<Doubt> {
     let (trace, first) = (t.locs, t.first);
     let start = first(level.anchor);
-    let seen = Seen::of(trace);
     let mut doubt: Option<Doubt> = None;
     let mut asks: Option<bool> = None;
+    let mut passes: Option<Passes> = None;
     let mut pace_gap = 0;
     for &x in &level.union {
         // Still recurring: the trace ends less than twice its longest gap after its last
@@ -520,7 +561,9 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
         {
             continue;
         }
-        let grave = outside(trace, level.anchor, x, false);
+        let grave = passes
+            .get_or_insert_with(|| Passes::of(trace, level.anchor))
+            .outside(x, false);
         if !grave && first(x) >= start {
             continue;
         }
@@ -542,14 +585,15 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level) -> Option<Doubt> {
 
 /// Where each location of a trace occurs: first, last, and the longest gap between two
 /// occurrences (0 for a location seen once or never), by location id.
-struct Seen {
+pub struct Seen {
     first: Vec<usize>,
     last: Vec<usize>,
     gap: Vec<usize>,
 }
 
 impl Seen {
-    fn of(trace: &[u32]) -> Seen {
+    /// The index of `trace`.
+    pub fn of(trace: &[u32]) -> Seen {
         let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
         let mut seen = Seen {
             first: vec![usize::MAX; n],
@@ -574,8 +618,8 @@ impl Seen {
 /// iteration: an inner loop that opens a time step has the rest of the step in one long pass,
 /// which recurs within about that pass's length if the level is no time step. `Some` while
 /// the trace after such a pass is shorter than the pass.
-pub fn stranger(t: &[u32], level: &Level) -> Option<u64> {
-    let seen = Seen::of(t);
+/// `seen` indexes `t`'s locations.
+pub fn stranger(t: &[u32], level: &Level, seen: &Seen) -> Option<u64> {
     let anchors: Vec<usize> = (0..t.len()).filter(|&i| t[i] == level.anchor).collect();
     let mut wait = None;
     for pass in anchors.windows(2) {
@@ -604,12 +648,13 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
         return Selection::Nothing;
     };
     let cur = enclosing(levels, t, finest);
-    let stranger = stranger(t.locs, cur).map(|gap| Doubt {
+    let seen = Seen::of(t.locs);
+    let stranger = stranger(t.locs, cur, &seen).map(|gap| Doubt {
         gap,
         grave: false,
         pace: None,
     });
-    match (suspect(levels, t, cur), stranger) {
+    match (suspect(levels, t, cur, &seen), stranger) {
         (Some(a), Some(b)) => Selection::Wait(
             cur,
             Doubt {
@@ -820,16 +865,22 @@ mod tests {
         let solve = level_of(&levels, 'a');
         assert!(solve.eligible, "{levels:?}");
         // That pass is 14 loops long and 9 have run since: 5 more to tell.
-        assert_eq!(stranger(&tr, solve), Some(5));
+        assert_eq!(stranger(&tr, solve, &Seen::of(&tr)), Some(5));
         assert!(matches!(chosen(&levels, &tr), (l, true) if l.anchor == id('a')));
         // A pass's length later the rest of the step has not come back: the solve's passes
         // are the program's iterations as far as the trace can tell.
         let tr = t("x abcd s efefefef u abcd abcd abcd abcd a");
-        assert_eq!(stranger(&tr, level_of(&analyse(&tr), 'a')), None);
+        assert_eq!(
+            stranger(&tr, level_of(&analyse(&tr), 'a'), &Seen::of(&tr)),
+            None
+        );
         // Had the rest of the step come back, it would recur between the iterations: no
         // stranger (the suspect rule takes it from there).
         let tr = t("x abcd s efefefef u abcd abcd s efef u a");
-        assert_eq!(stranger(&tr, level_of(&analyse(&tr), 'a')), None);
+        assert_eq!(
+            stranger(&tr, level_of(&analyse(&tr), 'a'), &Seen::of(&tr)),
+            None
+        );
     }
 
     #[test]
