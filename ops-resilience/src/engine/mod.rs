@@ -542,9 +542,9 @@ impl LoopObserver for Resilience {
         // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
         // (checkpoint stalls left out): two clock reads per loop would be a good part of what
         // they measure on small loops. The first loops, which set things up, are all timed, and
-        // so are the loops the learner records (now and then one of them analyses the trace,
-        // which sampling would count sixteen times or not at all).
-        let exact = self.index < HOOK_EXACT || self.learner.recording();
+        // so are the loops at which the learner analyses its recording (sampling would count
+        // such a loop sixteen times or not at all).
+        let exact = self.index < HOOK_EXACT || self.learner.analyses_at(self.index);
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;

@@ -100,10 +100,12 @@ pub fn steady_targets(
     dats: &mut [DatInfo],
     recurs: impl Fn(u32) -> bool,
 ) {
-    let mut seen = std::collections::HashSet::<u32, crate::track::FastState>::default();
+    // Footprint ids are dense: one flag each.
+    let ids = rec.fps.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut seen = vec![false; ids];
     for s in from..rec.len() {
         let loc = rec.locs[s];
-        if !seen.insert(rec.fps[s]) || !recurs(loc) {
+        if std::mem::replace(&mut seen[rec.fps[s] as usize], true) || !recurs(loc) {
             continue;
         }
         for (d, w) in &rec.footprint(s).writes {
@@ -135,6 +137,7 @@ pub fn sweep(rec: &Recording, dats: &[DatInfo], windows: &[Window]) -> Vec<u64> 
         acc -= 1;
     }
     let mut next = 0;
+    let mut per = Vec::with_capacity(dats.len());
     for s in (first..last).rev() {
         while acc > 0 && rec.accesses[acc - 1].after as usize == s {
             acc -= 1;
@@ -160,7 +163,7 @@ pub fn sweep(rec: &Recording, dats: &[DatInfo], windows: &[Window]) -> Vec<u64> 
         }
         while next < order.len() && windows[order[next]].open == s {
             let w = order[next];
-            out[w] = saved(dats, &labels, windows[w].close)
+            out[w] = saved(dats, &labels, windows[w].close, &mut per)
                 .unwrap_or_else(|| region_bytes(rec, dats, windows[w]));
             next += 1;
         }
@@ -168,29 +171,27 @@ pub fn sweep(rec: &Recording, dats: &[DatInfo], windows: &[Window]) -> Vec<u64> 
     out
 }
 
-/// The bytes a region closing before slot `close` saves, given the labels at its opening;
+/// The bytes a region closing before slot `close` saves, given the labels at its opening (`per`
+/// is room for the figure of each dataset);
 /// `None` when both halves of a double buffer would save something (which half a checkpoint
 /// keeps depends on when its region closes: [`region_bytes`] tells).
-fn saved(dats: &[DatInfo], labels: &[Labelled], close: usize) -> Option<u64> {
-    let per: Vec<u64> = dats
-        .iter()
-        .zip(labels)
-        .map(|(info, l)| {
-            if !info.saveable || info.target.is_empty() {
-                return 0;
-            }
-            // Labelled boxes are disjoint, and so are the target's: the dead points are the
-            // sum of their overlaps, no set to build.
-            let dead: u64 = l
-                .boxes
-                .iter()
-                .filter(|(_, slot)| (*slot as usize) < close)
-                .flat_map(|(x, _)| info.target.boxes().iter().filter_map(|t| t.intersect(x)))
-                .map(|b| b.points())
-                .sum();
-            (info.target.points() - dead) * info.point_bytes
-        })
-        .collect();
+fn saved(dats: &[DatInfo], labels: &[Labelled], close: usize, per: &mut Vec<u64>) -> Option<u64> {
+    per.clear();
+    per.extend(dats.iter().zip(labels).map(|(info, l)| {
+        if !info.saveable || info.target.is_empty() {
+            return 0;
+        }
+        // Labelled boxes are disjoint, and so are the target's: the dead points are the
+        // sum of their overlaps, no set to build.
+        let dead: u64 = l
+            .boxes
+            .iter()
+            .filter(|(_, slot)| (*slot as usize) < close)
+            .flat_map(|(x, _)| info.target.boxes().iter().filter_map(|t| t.intersect(x)))
+            .map(|b| b.points())
+            .sum();
+        (info.target.points() - dead) * info.point_bytes
+    }));
     let both = dats.iter().enumerate().any(|(a, info)| {
         info.alias
             .is_some_and(|b| (b as usize) < per.len() && per[a] > 0 && per[b as usize] > 0)

@@ -384,6 +384,16 @@ impl Learner {
         &self.levels
     }
 
+    /// True when the loop at `index` analyses the recorded trace (most recorded loops only
+    /// append to it): what a caller timing the learner's work must not sample away.
+    pub fn analyses_at(&self, index: u64) -> bool {
+        match self.phase {
+            Phase::Decided | Phase::Watching { .. } => false,
+            Phase::Reviewing { until, .. } => index >= self.next_analysis || index >= until,
+            Phase::Learning => index >= self.next_analysis,
+        }
+    }
+
     /// True while loops are recorded (learning, watching, confirming, reviewing).
     pub fn recording(&self) -> bool {
         !matches!(self.phase, Phase::Decided)

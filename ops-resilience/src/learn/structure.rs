@@ -139,7 +139,12 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         return Vec::new();
     };
     let n_locs = top as usize + 1;
-    let mut occ: Vec<Vec<u32>> = vec![Vec::new(); n_locs];
+    // Each location's occurrences, every list allocated once at its size.
+    let mut counts = vec![0usize; n_locs];
+    for &l in trace {
+        counts[l as usize] += 1;
+    }
+    let mut occ: Vec<Vec<u32>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
     for (i, &l) in trace.iter().enumerate() {
         occ[l as usize].push(i as u32);
     }
