@@ -798,7 +798,18 @@ impl Learner {
         for &m in &level.members {
             wanted[m as usize] = true;
         }
-        for (s, &l) in rec.locs.iter().enumerate().skip(from) {
+        // Regions are measured in order: the walk starts at the earliest of the members' latest
+        // measured regions (what comes before is measured).
+        let measured_to = level
+            .members
+            .iter()
+            .map(|m| {
+                let latest = self.samples.get(m).and_then(|s| s.bytes.last_key_value());
+                latest.map_or(0, |(&i, _)| i.saturating_sub(rec.start) as usize)
+            })
+            .min()
+            .unwrap_or(0);
+        for (s, &l) in rec.locs.iter().enumerate().skip(from.max(measured_to)) {
             if wanted.get(l as usize).copied().unwrap_or(false) {
                 positions[l as usize].push(s);
             }
