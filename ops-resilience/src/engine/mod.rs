@@ -469,7 +469,10 @@ impl Resilience {
         if at && !restored {
             self.ck.count_pass(self.clock.stall);
         }
-        if !restored && self.learner.counting() == Counting::Suspect(loc) {
+        if !restored
+            && self.learner.recording()
+            && self.learner.counting() == Counting::Suspect(loc)
+        {
             self.ck.suspect_occ += 1;
         }
         // A region spans at most one pass: it closes when its location recurs (saving what is

@@ -362,6 +362,7 @@ impl Learner {
 
     /// What checkpoints counted in passes (`--ops-checkpoint-every`) count now. Those due by
     /// time or asked for by the program do not depend on it.
+    #[inline]
     pub fn counting(&self) -> Counting {
         match self.phase {
             Phase::Reviewing { broken: true, .. } | Phase::Reviewing { lost: true, .. } => {
@@ -386,6 +387,7 @@ impl Learner {
 
     /// True when the loop at `index` analyses the recorded trace (most recorded loops only
     /// append to it): what a caller timing the learner's work must not sample away.
+    #[inline]
     pub fn analyses_at(&self, index: u64) -> bool {
         match self.phase {
             Phase::Decided | Phase::Watching { .. } => false,
@@ -395,6 +397,7 @@ impl Learner {
     }
 
     /// True while loops are recorded (learning, watching, confirming, reviewing).
+    #[inline]
     pub fn recording(&self) -> bool {
         !matches!(self.phase, Phase::Decided)
     }
