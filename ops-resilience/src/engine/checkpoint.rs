@@ -113,9 +113,8 @@ impl Checkpointing {
     /// An occurrence of the checkpoint location: one more pass, and its computing time
     /// (stalls excluded).
     pub fn count_pass(&mut self, stall_so_far: Duration) {
-        if std::mem::take(&mut self.align) {
-            // The pass the latest checkpoint opened in ends here.
-        } else {
+        // Unless it only ends the pass the latest checkpoint opened in (`align`).
+        if !std::mem::take(&mut self.align) {
             self.target_occ += 1;
         }
         let now = Instant::now();

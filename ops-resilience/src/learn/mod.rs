@@ -35,8 +35,10 @@
 //!    [`structure::Doubt`] whose suspect paces it: a grave one, or any while each iteration
 //!    ends with a value the program tests), checkpoints counted in passes count the suspect's
 //!    occurrences instead of the chosen location's: once per N iterations of what looks like
-//!    the enclosing time step. While the chosen location went, they wait for the verdict
-//!    ([`Learner::counting`]).
+//!    the enclosing time step; while a level enclosing the decided one is measured for a move,
+//!    its passes. While the chosen location went, or no level holds the decided passes, they
+//!    wait for the verdict ([`Learner::counting`]). A loop that ran before the decided passes
+//!    and recurs brings the next analysis within a pass, so the suspect is found at once.
 //!
 //! Everything here is a function of the loop trace and the tracker's state, and the learner's
 //! state travels in every checkpoint, so a restarted run decides exactly as the run it
