@@ -15,7 +15,8 @@ use crate::learn::Learner;
 use crate::location::LocInfo;
 use crate::track::HistEntry;
 
-/// Format version of [`CkptMeta`] (5: the learner's state after the liveness rewrite).
+/// Format version of [`CkptMeta`] (5: the learner's state after the liveness rewrite; 6: what
+/// checkpoints counted in passes count while a review doubts the decision).
 pub const META_VERSION: u32 = 6;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
 /// Largest call log a checkpoint may inflate to (a damaged or hostile file cannot ask for more).

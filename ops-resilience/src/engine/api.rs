@@ -8,7 +8,7 @@ use std::time::Instant;
 use ops_core::{DatId, Ops, Runtime};
 
 use super::phase::Phase;
-use super::{Resilience, Target, MIN_REGION_LOOPS};
+use super::{region_bound, Resilience, Target};
 use crate::diags::human_bytes;
 use crate::error::ResilienceError;
 use crate::meta::{FastForwardMeta, ResilientMeta};
@@ -224,7 +224,7 @@ impl Resilience {
             return;
         }
         self.track.refresh_live(rt);
-        let bound = MIN_REGION_LOOPS.max(2 * self.views.closure_loops);
+        let bound = region_bound(self.views.closure_loops);
         self.open_region(
             rt,
             self.index,
@@ -327,7 +327,7 @@ impl Resilience {
         {
             self.track.sync(rt);
             self.track.refresh_live(rt);
-            let bound = MIN_REGION_LOOPS.max(2 * self.ff.gap);
+            let bound = region_bound(self.ff.gap);
             self.open_region(rt, self.index, key.to_string(), bound, None, false);
             let ff = FastForwardMeta {
                 location: key.to_string(),

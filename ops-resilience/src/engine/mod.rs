@@ -52,8 +52,15 @@ use checkpoint::Checkpointing;
 use phase::Phase;
 use record::Tracker;
 
-/// Smallest number of loops a checkpoint region (or a dry one) may span.
+/// Smallest number of loops a checkpoint region may span.
 pub const MIN_REGION_LOOPS: u64 = 64;
+
+/// The most loops a checkpoint region spans when what it opens at recurs every `gap` loops at
+/// most: twice that, and at least [`MIN_REGION_LOOPS`]. The learner measures regions with the
+/// same bound, so that its figures are what the checkpoints save.
+pub fn region_bound(gap: u64) -> u64 {
+    MIN_REGION_LOOPS.max(2 * gap)
+}
 
 /// Where checkpoint regions open.
 #[derive(Clone, Debug, PartialEq)]
@@ -489,7 +496,7 @@ impl Resilience {
             self.close_region(rt);
         }
         if !restored && self.phase.normal() && self.ck.region.is_none() && self.due(rt, at, loc) {
-            let bound = MIN_REGION_LOOPS.max(2 * self.track.locs.locs[loc as usize].max_gap);
+            let bound = region_bound(self.track.locs.locs[loc as usize].max_gap);
             let key = self.track.locs.key(loc).to_string();
             self.track.refresh_live(rt);
             self.open_region(rt, index, key, bound, None, !at);

@@ -72,13 +72,14 @@ impl Resilience {
             .filter_map(|(position, m)| {
                 let s = samples.get(m)?;
                 let max = s.max()?;
+                let (bytes_min, bytes_mean) = s.min_mean();
                 Some(Candidate {
                     location: locs.key(*m).to_string(),
                     position,
                     occurrences: locs.locs[*m as usize].count,
                     samples: s.count,
-                    bytes_min: s.min_mean().0,
-                    bytes_mean: s.min_mean().1,
+                    bytes_min,
+                    bytes_mean,
                     bytes_max: max,
                 })
             })

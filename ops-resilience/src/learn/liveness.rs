@@ -101,8 +101,7 @@ pub fn steady_targets(
     recurs: impl Fn(u32) -> bool,
 ) {
     // Footprint ids are dense: one flag each.
-    let ids = rec.fps.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut seen = vec![false; ids];
+    let mut seen = vec![false; rec.table.len()];
     for s in from..rec.len() {
         let loc = rec.locs[s];
         if std::mem::replace(&mut seen[rec.fps[s] as usize], true) || !recurs(loc) {

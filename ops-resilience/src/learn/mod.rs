@@ -57,6 +57,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::boxes::Bx;
+use crate::engine::region_bound;
 use crate::track::Footprint;
 
 pub use liveness::DatInfo;
@@ -91,8 +92,6 @@ pub const MOVE_MARGIN: f64 = 1.05;
 pub const HOLD_REGIONS: usize = 3;
 /// Measurements kept per location (the largest of those dropped is kept besides).
 const KEPT_SAMPLES: usize = 64;
-/// Fewest loops a checkpoint region spans (see [`crate::engine::MIN_REGION_LOOPS`]).
-const MIN_REGION_LOOPS: u64 = crate::engine::MIN_REGION_LOOPS;
 
 /// What the learner needs from the tracker: what a checkpoint would consider saving now.
 pub trait Targets {
@@ -822,7 +821,7 @@ impl Learner {
         let mut windows = Vec::new();
         let mut whose = Vec::new();
         for &m in &level.members {
-            let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(m)) as usize;
+            let bound = region_bound(counts.max_gap(m)) as usize;
             let done = self.samples.get(&m);
             let at: &[usize] = positions.get(m as usize).map_or(&[], |p| p.as_slice());
             for (k, &open) in at.iter().enumerate() {
@@ -858,7 +857,7 @@ impl Learner {
         let Some(w) = at.windows(2).last() else {
             return Vec::new();
         };
-        let bound = MIN_REGION_LOOPS.max(2 * counts.max_gap(loc)) as usize;
+        let bound = region_bound(counts.max_gap(loc)) as usize;
         let mut dats = targets.dat_infos();
         liveness::steady_targets(rec, at[0], &mut dats, |l| counts.count(l) >= 2);
         let window = liveness::Window {
@@ -947,21 +946,6 @@ impl Learner {
         if self.levels.is_empty() {
             self.levels = structure::analyse(&self.rec.locs);
         }
-        // No eligible level holds any decided boundary, though the recording is long enough for
-        // the decided passes to form one: they are not what the program repeats (an inner loop
-        // taken for it, whose enclosing iteration has yet to form a level of its own).
-        let long = self.rec.len() as u64 > (structure::MIN_PASSES as u64 + 1) * d.level.max_pass;
-        let held = self
-            .levels
-            .iter()
-            .any(|l| l.eligible && l.members.iter().any(|m| d.level.members.contains(m)));
-        if !held && long {
-            if let Phase::Reviewing { lost, .. } = &mut self.phase {
-                *lost = true;
-            }
-        }
-        let d = self.decision.as_ref()?;
-        let t = self.view(&first);
         // The decided passes as the new analysis sees them: the level holding the chosen
         // location and most of their other boundaries (then the one anchored where they were,
         // then the finest). Boundaries that run more often since (an inner loop that iterated
@@ -982,6 +966,16 @@ impl Learner {
                 let holds = l.members.contains(&from) != broken;
                 (holds, shared(l), l.anchor == d.level.anchor, l.passes)
             });
+        // No eligible level holds any decided boundary, though the recording is long enough for
+        // the decided passes to form one: they are not what the program repeats (an inner loop
+        // taken for it, whose enclosing iteration has yet to form a level of its own).
+        let long = self.rec.len() as u64 > (structure::MIN_PASSES as u64 + 1) * d.level.max_pass;
+        if current.is_none() && long {
+            if let Phase::Reviewing { lost, .. } = &mut self.phase {
+                *lost = true;
+            }
+        }
+        let t = self.view(&first);
 
         if broken {
             // The decided passes without the location that went are yet to show: the pass it

@@ -327,10 +327,9 @@ pub const MAX_STAGES: u64 = 4;
 ///
 /// Either way `inner` runs [`directly`] inside `outer`'s iterations, once per iteration.
 pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
-    if !inside(t, inner, outer) {
+    let Some(counts) = inside_trips(t, inner, outer) else {
         return false;
-    }
-    let counts = trips(t.locs, outer.anchor, inner.anchor);
+    };
     let varies = counts.windows(2).any(|w| w[0] != w[1]);
     let mut sorted = counts.clone();
     sorted.sort_unstable();
@@ -352,14 +351,20 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
 /// Whether it is an inner loop of `outer`'s iteration or `outer` a loop every few of its
 /// iterations is for [`encloses`] to tell, or for what was decided before.
 pub fn inside(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
-    inner.passes > outer.passes
-        && outer.reaches(inner.anchor)
-        && inner.core.binary_search(&outer.anchor).is_err()
-        && {
-            let counts = trips(t.locs, outer.anchor, inner.anchor);
-            counts.len() >= MIN_PASSES && !counts.contains(&0)
-        }
-        && directly(t.locs, inner, outer)
+    inside_trips(t, inner, outer).is_some()
+}
+
+/// [`inside`], with `inner`'s trip counts in `outer`'s complete passes when it holds.
+fn inside_trips(t: Trace<'_>, inner: &Level, outer: &Level) -> Option<Vec<u64>> {
+    if inner.passes <= outer.passes
+        || !outer.reaches(inner.anchor)
+        || inner.core.binary_search(&outer.anchor).is_ok()
+    {
+        return None;
+    }
+    let counts = trips(t.locs, outer.anchor, inner.anchor);
+    (counts.len() >= MIN_PASSES && !counts.contains(&0) && directly(t.locs, inner, outer))
+        .then_some(counts)
 }
 
 /// True when `inner`'s iterations run once per pass of `outer`, with nothing of `outer`'s

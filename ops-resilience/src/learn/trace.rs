@@ -80,6 +80,11 @@ impl Footprints {
         id
     }
 
+    /// Number of distinct footprints (ids run from 0 to this).
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
     /// The footprint with id `id`.
     pub fn get(&self, id: u32) -> &Footprint {
         &self.all[id as usize]
@@ -171,10 +176,10 @@ impl Recording {
                 bx,
                 write,
             });
-            if !write && self.fetches.last() != Some(&(after as u32)) {
-                self.fetches.push(after as u32);
-            }
             if !write {
+                if self.fetches.last() != Some(&(after as u32)) {
+                    self.fetches.push(after as u32);
+                }
                 self.value();
             }
         }
