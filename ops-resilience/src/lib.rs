@@ -15,9 +15,10 @@
 //!   loop is about to overwrite it after having read it, dropped when it is overwritten first,
 //!   and saved at close if still undecided. Halo strips are decided separately from the
 //!   interior (`boxes`).
-//! - **Location** (`location`): a learning phase measures, by dry runs of the region
-//!   algorithm, what a checkpoint would cost at each recurring loop and picks the cheapest
-//!   that recurs often enough.
+//! - **Location** (`location`, `learn`): a learning phase records the loops, finds the
+//!   program's outer iteration in their sequence, measures by backward liveness over the
+//!   recorded accesses what a checkpoint would save at each loop boundary of that iteration, and
+//!   picks the cheapest; reviews keep the choice true as the program goes on.
 //! - **Restart by replay** (`engine`): the program runs from the start; loops are skipped
 //!   (except the few that recompute pure data still needed), logged values are returned in
 //!   order, and at the checkpoint's loop the saved boxes are uploaded and the run continues.

@@ -25,14 +25,12 @@
 //! A *dry* region (the location statistics) runs the same steps without copying and only
 //! counts the bytes it would save.
 
-use serde::{Deserialize, Serialize};
-
 use crate::boxes::{BoxList, Bx};
 use crate::store::SavedRegion;
 use crate::track::{Footprint, MAX_BOXES};
 
 /// What an entry is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
     /// Points that must be saved unless overwritten first.
     Save,
@@ -40,8 +38,8 @@ pub enum EntryKind {
     Recompute,
 }
 
-/// One dataset's state in a region. (Serialised only for dry regions, which hold no copies.)
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// One dataset's state in a region.
+#[derive(Clone, Debug)]
 pub struct Entry {
     /// Dataset index.
     pub dat: u32,
@@ -56,7 +54,6 @@ pub struct Entry {
     /// Target points read first and then overwritten (snapshotted before the write).
     pub snapped: BoxList,
     /// The copies of `snapped` (real save entries only), then of the rest at close.
-    #[serde(skip)]
     pub saved: Vec<SavedRegion>,
     /// Bytes per point.
     pub point_bytes: u64,
@@ -75,10 +72,8 @@ impl Entry {
 const NONE: u32 = u32::MAX;
 
 /// A checkpoint region, real or dry.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct Region {
-    /// Index of the loop the region opened before.
-    pub start: u64,
     /// Loops after which the region closes even with undecided entries.
     pub bound: u64,
     /// Loops seen so far.
@@ -98,11 +93,10 @@ pub struct Region {
 pub type SnapFn<'a> = dyn FnMut(u32, &Bx) -> Result<Option<SavedRegion>, String> + 'a;
 
 impl Region {
-    /// A region opening before loop `start`, closing after at most `bound` loops. `real`
-    /// regions copy data; dry ones only count.
-    pub fn new(start: u64, bound: u64, real: bool) -> Region {
+    /// A region closing after at most `bound` loops. `real` regions copy data; dry ones only
+    /// count.
+    pub fn new(bound: u64, real: bool) -> Region {
         Region {
-            start,
             bound: bound.max(1),
             loops: 0,
             entries: Vec::new(),
@@ -294,7 +288,7 @@ mod tests {
     /// Runs loops through a real region with a fake backend that returns the box's point count
     /// as the payload, and returns the saved boxes of dataset 0.
     fn run(loops: &[Footprint], bound: u64) -> (Region, Vec<Bx>) {
-        let mut r = Region::new(0, bound, true);
+        let mut r = Region::new(bound, true);
         r.add(0, EntryKind::Save, BoxList::from_box(field()), 8);
         let mut snap = |_d: u32, b: &Bx| {
             Ok(Some(SavedRegion {
@@ -387,7 +381,7 @@ mod tests {
             fp(&[], &[(0, field())]),
         ];
         let (real, _) = run(&loops, 64);
-        let mut dry = Region::new(0, 64, false);
+        let mut dry = Region::new(64, false);
         dry.add(0, EntryKind::Save, BoxList::from_box(field()), 8);
         let mut never = |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> {
             panic!("dry regions copy nothing")
@@ -401,7 +395,7 @@ mod tests {
 
     #[test]
     fn recompute_entries_report_what_is_still_needed() {
-        let mut r = Region::new(0, 3, true);
+        let mut r = Region::new(3, true);
         r.add(0, EntryKind::Recompute, BoxList::from_box(field()), 8);
         let mut snap =
             |_: u32, _: &Bx| -> Result<Option<SavedRegion>, String> { panic!("never copied") };

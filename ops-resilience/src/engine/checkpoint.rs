@@ -346,7 +346,7 @@ impl Resilience {
         };
         self.ck.next_seq = sequence + 1;
         self.observe_last_checkpoint(index);
-        let mut region = Region::new(index, bound, true);
+        let mut region = Region::new(bound, true);
         self.track
             .add_targets(&mut region, resilient.is_some(), true);
         self.ck.last_ckpt_occ = self.ck.target_occ;

@@ -483,7 +483,7 @@ impl Resilience {
             self.ck.suspect_occ += 1;
         }
         // A region spans at most one pass: it closes when its location recurs (saving what is
-        // still undecided), exactly as the learner's dry regions measured it.
+        // still undecided), exactly as the learner measured it.
         let recurs = |o: &checkpoint::Open| {
             at && o.resilient.is_none() && o.fast_forward.is_none() && !o.provisional
         };

@@ -235,7 +235,7 @@ pub fn region_bytes(rec: &Recording, dats: &[DatInfo], w: Window) -> u64 {
 /// is checked against, and where the sizes of the boxes a checkpoint copies come from (to
 /// prepare buffers for the first checkpoint's copies).
 pub fn dry_region(rec: &Recording, dats: &[DatInfo], w: Window) -> Region {
-    let mut r = Region::new(w.open as u64, (w.close - w.open) as u64, false);
+    let mut r = Region::new((w.close - w.open) as u64, false);
     for (i, d) in dats.iter().enumerate() {
         if d.saveable {
             r.add(i as u32, EntryKind::Save, d.target.clone(), d.point_bytes);
