@@ -147,8 +147,10 @@ pub struct ResilienceArgs {
     #[arg(long = "ops-checkpoint-interval", env = "OPS_CHECKPOINT_INTERVAL", value_name = "TIME|auto", value_parser = parse_interval,
         help = "Time between checkpoints (30s, 5m, 1h), or auto (Young's interval from --ops-mtbf and the measured checkpoint cost)")]
     pub checkpoint_interval: Option<Interval>,
-    /// Checkpoint at every N-th occurrence of the checkpoint location (or every N-th iteration
-    /// of a resilient region). Default when neither this nor an interval is given: 10.
+    /// Checkpoint at every N-th pass of the outer iteration: occurrence of the checkpoint
+    /// location, or, while the learner suspects it is inside a larger time step, of that step
+    /// (or every N-th iteration of a resilient region). Default when neither this nor an
+    /// interval is given: 10.
     #[arg(long = "ops-checkpoint-every", env = "OPS_CHECKPOINT_EVERY", value_name = "N", value_parser = parse_count)]
     pub checkpoint_every: Option<u64>,
     /// How checkpoints are written: blocking (HDF5 file before going on), thread (a background
