@@ -54,6 +54,11 @@ pub struct LocTable {
     cache: Vec<CacheSlot>,
     /// Lookups the cache did not answer.
     misses: u64,
+    /// By location id: the location that followed it last time (a program's loops mostly
+    /// follow each other in the same order, so this answers most lookups with one comparison).
+    next: Vec<CacheSlot>,
+    /// The location found last, whose `next` slot the coming lookup tries first.
+    prev: usize,
 }
 
 /// A location as [`LocTable::id_of_site`] last found it: its call site's address, its name's
@@ -66,6 +71,18 @@ struct CacheSlot {
     head: [u64; 2],
     len: u32,
     id: u32,
+}
+
+impl CacheSlot {
+    /// True when the slot holds the location of call site `site` and loop `name` (whose
+    /// [`head`] is `head`).
+    #[inline]
+    fn is(&self, site: usize, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
+        self.site == site
+            && self.len as usize == name.len()
+            && self.head == head
+            && (name.len() <= 16 || *locs[self.id as usize].name == *name)
+    }
 }
 
 /// A name's text as two numbers that, for names of one length up to 16 bytes, differ exactly
@@ -163,20 +180,51 @@ impl LocTable {
         // `Location`s of call sites are statics: the address identifies the site.
         let site = location as *const std::panic::Location<'static> as usize;
         let head = head(name);
+        if let Some(c) = self
+            .next
+            .get(self.prev)
+            .filter(|c| c.is(site, name, head, &self.locs))
+        {
+            self.prev = c.id as usize;
+            return c.id;
+        }
+        let id = self.id_by_hash(name, head, location, index);
+        if self.next.len() <= self.prev {
+            self.next.resize(self.prev + 1, CacheSlot::default());
+        }
+        self.next[self.prev] = CacheSlot {
+            site,
+            head,
+            len: name.len() as u32,
+            id,
+        };
+        self.prev = id as usize;
+        id
+    }
+
+    /// [`LocTable::id_of_site`] when the location is not the one that followed the previous
+    /// one last time: the cache by site and name, then the table.
+    #[inline(never)]
+    fn id_by_hash(
+        &mut self,
+        name: &str,
+        head: [u64; 2],
+        location: &'static std::panic::Location<'static>,
+        index: u64,
+    ) -> u32 {
+        let site = location as *const std::panic::Location<'static> as usize;
         // A pair of slots per location (`slot`, `slot | 1`), by a multiplicative hash
         // of the site and the name (sites a few bytes apart get slots of their own, and so do
         // the many names one call site may run: a boundary fill names every field and face).
         let slot = (site as u64 ^ name_hash(name, head)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
         // The pair's first slot holds the location called last.
         let slot = slot as usize & self.cache.len().wrapping_sub(1) & !1;
-        let is = |c: &CacheSlot| {
-            c.site == site
-                && c.len as usize == name.len()
-                && c.head == head
-                && (name.len() <= 16 || *self.locs[c.id as usize].name == *name)
-        };
         for s in [slot, slot ^ 1] {
-            if let Some(c) = self.cache.get(s).filter(|c| is(c)) {
+            if let Some(c) = self
+                .cache
+                .get(s)
+                .filter(|c| c.is(site, name, head, &self.locs))
+            {
                 return c.id;
             }
         }
@@ -258,6 +306,8 @@ impl LocTable {
             map,
             cache: Vec::new(),
             misses: 0,
+            next: Vec::new(),
+            prev: 0,
         }
     }
 

@@ -69,11 +69,7 @@ const KNOWN_LIMITS: &[(u64, &str)] = &[
     (0x1ea4_0000 + 633, "the chosen location"),
     (0x1ea4_0000 + 718, "the chosen location"),
     (0x1ea4_0000 + 732, "the chosen location"),
-    (0x1ea4_0000 + 737, "the location was revised 2 times"),
-    (0x1ea4_0000 + 774, "the location was revised 2 times"),
-    (0x1ea4_0000 + 778, "the location was revised 2 times"),
     (0x1ea4_0000 + 823, "the chosen location"),
-    (0x1ea4_0000 + 828, "the location was revised 2 times"),
 ];
 
 /// Seeds judged with the default ones in every run: drawn seeds that failed once (the first

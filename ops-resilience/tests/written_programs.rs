@@ -289,6 +289,49 @@ fn zero_halo2(out: Write<f64>) {
     out[(0, 0)] = 0.0;
 }
 
+#[kernel]
+fn nl_init2(idx: Idx, u: Write<f64>) {
+    let x = idx[0] as f64 - 5.5;
+    let y = idx[1] as f64 - 4.0;
+    u[(0, 0)] = 1.0 + 3.0 * (-(x * x + y * y) / 6.0).exp();
+}
+
+/// The conductivity of the current iterate: k = 0.2 (1 + u^2 / 4).
+#[kernel]
+fn nl_conductivity2(u: Read<f64>, k: Write<f64>) {
+    k[(0, 0)] = 0.2 * (1.0 + 0.25 * u[(0, 0)] * u[(0, 0)]);
+}
+
+/// One Jacobi sweep of (1 + 4 k) u - k sum(neighbours) = u_old.
+#[kernel]
+fn nl_sweep2(u: Read<f64>, old: Read<f64>, k: Read<f64>, out: Write<f64>) {
+    let kk = k[(0, 0)];
+    let nb = u[(1, 0)] + u[(-1, 0)] + u[(0, 1)] + u[(0, -1)];
+    out[(0, 0)] = (old[(0, 0)] + kk * nb) / (1.0 + 4.0 * kk);
+}
+
+#[kernel]
+fn nl_mirror_xm2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(1, 0)];
+}
+#[kernel]
+fn nl_mirror_xp2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(-1, 0)];
+}
+#[kernel]
+fn nl_mirror_ym2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(0, 1)];
+}
+#[kernel]
+fn nl_mirror_yp2(q: Read<f64>, out: Write<f64>) {
+    out[(0, 0)] = q[(0, -1)];
+}
+
+#[kernel]
+fn nl_change2(a: Read<f64>, b: Read<f64>, m: Max<f64>) {
+    m.update((a[(0, 0)] - b[(0, 0)]).abs());
+}
+
 // ------------------------------------------------------------------------------------------
 // Programs
 // ------------------------------------------------------------------------------------------
@@ -951,6 +994,154 @@ fn conjugate_gradient(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     Ok(vec![u, kx, rhs, r, p, w])
 }
 
+/// Nonlinear implicit diffusion, three loops deep: every step saves the field and runs Picard
+/// iterations until the iterate settles; each Picard iteration computes the conductivity of
+/// the current iterate and solves the linearised step by Jacobi sweeps to a tolerance (both
+/// trip counts come from reductions); the four mirror boundaries run from one call site (a
+/// kernel, stencil and range per side); the field's peak is fetched every 4 steps; the total
+/// after the time loop.
+fn nonlinear_diffusion(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("plate", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let mut un = ops.dat::<f64, 2>(&grid, "u_next", n, h)?;
+    let old = ops.dat::<f64, 2>(&grid, "u_old", n, h)?;
+    let picard = ops.dat::<f64, 2>(&grid, "u_picard", n, h)?;
+    let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    // Each side reads the layer inside it.
+    let sides: [(
+        &dyn ops_core::kernel::Kernel,
+        Stencil,
+        [std::ops::Range<i32>; 2],
+    ); 4] = [
+        (&nl_mirror_xm2, ops.stencil("xp", &[[1, 0]])?, [-1..0, 0..N]),
+        (
+            &nl_mirror_xp2,
+            ops.stencil("xm", &[[-1, 0]])?,
+            [N..N + 1, 0..N],
+        ),
+        (
+            &nl_mirror_ym2,
+            ops.stencil("yp", &[[0, 1]])?,
+            [-1..N + 1, -1..0],
+        ),
+        (
+            &nl_mirror_yp2,
+            ops.stencil("ym", &[[0, -1]])?,
+            [-1..N + 1, N..N + 1],
+        ),
+    ];
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    ops.par_loop(
+        nl_init2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), u.arg(&pt, Write)],
+    )?;
+    ops.par_loop(zero_halo2, "clear_next", &grid, all, &[un.arg(&pt, Write)])?;
+    for step in 0..14u32 {
+        cx.step();
+        cx.ops.par_loop(
+            copy2,
+            "save_old",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), old.arg(&pt, Write)],
+        )?;
+        let mut outer = 0;
+        loop {
+            let ops = &mut cx.ops;
+            ops.par_loop(
+                copy2,
+                "save_picard",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), picard.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                nl_conductivity2,
+                "conductivity",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), k.arg(&pt, Write)],
+            )?;
+            let mut sweeps = 0;
+            loop {
+                let ops = &mut cx.ops;
+                ops.par_loop(
+                    nl_sweep2,
+                    "sweep",
+                    &grid,
+                    inner.clone(),
+                    &[
+                        u.arg(&five, Read),
+                        old.arg(&pt, Read),
+                        k.arg(&pt, Read),
+                        un.arg(&pt, Write),
+                    ],
+                )?;
+                for (kernel, st, r) in &sides {
+                    ops.par_loop_dyn(
+                        *kernel,
+                        "mirror",
+                        &grid,
+                        r.clone().into(),
+                        &[un.arg(st, Read), un.arg(&pt, Write)],
+                    )?;
+                }
+                ops.par_loop(
+                    nl_change2,
+                    "sweep_change",
+                    &grid,
+                    inner.clone(),
+                    &[u.arg(&pt, Read), un.arg(&pt, Read), change.arg()],
+                )?;
+                std::mem::swap(&mut u, &mut un);
+                sweeps += 1;
+                let c = cx.result(&change)?;
+                if c < 1e-3 || sweeps >= 20 {
+                    break;
+                }
+            }
+            cx.ops.par_loop(
+                nl_change2,
+                "picard_change",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), picard.arg(&pt, Read), change.arg()],
+            )?;
+            outer += 1;
+            let c = cx.result(&change)?;
+            if c < 2e-3 || outer >= 5 {
+                break;
+            }
+        }
+        if step % 4 == 3 {
+            let window = cx.ops.fetch_range(&u, [4..8, 4..8])?;
+            cx.see(window.iter().copied().fold(0.0, f64::max));
+        }
+    }
+    cx.end();
+    cx.ops.par_loop(
+        total2,
+        "final_total",
+        &grid,
+        inner,
+        &[u.arg(&pt, Read), total.arg()],
+    )?;
+    cx.result(&total)?;
+    Ok(vec![u, un, old, picard, k])
+}
+
 // ------------------------------------------------------------------------------------------
 // Tests
 // ------------------------------------------------------------------------------------------
@@ -992,6 +1183,11 @@ fn a_conjugate_gradient_solve_per_step() {
 }
 
 #[test]
+fn a_nonlinear_solver_three_loops_deep() {
+    check("nonlinear diffusion", &nonlinear_diffusion);
+}
+
+#[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
     let name = std::env::var("OPS_PROGRAM").unwrap();
@@ -1001,6 +1197,7 @@ fn debug_program() {
         "rk" => &runge_kutta,
         "wave" => &wave,
         "cg" => &conjugate_gradient,
+        "nonlinear" => &nonlinear_diffusion,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});

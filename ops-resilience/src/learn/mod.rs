@@ -22,8 +22,10 @@
 //!    loop, as its fourth pass begins. The structure is then *confirmed* over [`CONFIRM_PASSES`]
 //!    more passes: the recording goes on and every analysis selects the outer iteration again
 //!    (the first burst of an inner solve, taken for the time loop, is moved out of as soon as
-//!    its time step repeats), and a boundary that saves clearly less over the same passes
-//!    replaces the chosen one ([`MOVE_MARGIN`], held over [`HOLD_REGIONS`] more regions).
+//!    its time step repeats; a move out to an enclosing level is confirmed in turn, on the
+//!    same recording, since that level may be an inner loop too), and a boundary that saves
+//!    clearly less over the same passes replaces the chosen one ([`MOVE_MARGIN`], held over
+//!    [`HOLD_REGIONS`] more regions).
 //! 5. **Review.** Once confirmed, each loop only checks that the chosen location runs once per
 //!    pass ([`Learner::verify`]) and that its location belongs to the decided passes. A location
 //!    they never ran is watched from its first occurrence (recorded, so that the passes it runs
@@ -887,11 +889,18 @@ impl Learner {
         let (location, _) = self.best_member(&level)?;
         let bytes = self.samples.get(&location).map_or(0, |s| s.max);
         self.decide(level, location, bytes, index);
-        // The structure is confirmed over the next passes (the recording goes on).
-        let pass = self.decision.as_ref()?.level.max_pass.max(1);
+        self.confirm(index);
+        Some(Event::Decided)
+    }
+
+    /// Confirms the decision over the next passes: the recording goes on.
+    fn confirm(&mut self, index: u64) {
+        let pass = self
+            .decision
+            .as_ref()
+            .map_or(1, |d| d.level.max_pass.max(1));
         let until = index + (CONFIRM_PASSES * pass).max(CONFIRM_LOOPS);
         self.start_review(None, index, until);
-        Some(Event::Decided)
     }
 
     fn decide(&mut self, level: Level, location: u32, bytes: u64, index: u64) {
@@ -1021,6 +1030,19 @@ impl Learner {
             {
                 current.expect("checked")
             }
+            // The same while the decided passes have yet to recur in the review's recording
+            // (no level holds them yet): a level whose loops all ran inside them, without the
+            // chosen location, is a part of them (the inner solve of a step whose enclosing
+            // iteration the review has yet to see whole), not what they are part of.
+            Selection::Level(l) | Selection::Wait(l, _)
+                if !broken
+                    && current.is_none()
+                    && !l.members.contains(&from)
+                    && l.max_pass < d.level.max_pass
+                    && l.union.iter().all(|&m| d.level.reaches(m)) =>
+            {
+                return None;
+            }
             Selection::Level(l) => l,
             Selection::Wait(_, why) => {
                 // An enclosing level may still show (the prefix of a time step around what was
@@ -1121,7 +1143,13 @@ impl Learner {
         );
         let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
         self.decide(better, location, bytes, index);
-        if !confirming || !same_passes {
+        if confirming && encloses {
+            // What was confirmed is an inner loop of the new level, which may be one too (a
+            // solve inside the iterations of a solve inside the time step): the new level is
+            // confirmed in turn, on the same recording, where the loops that ran before its
+            // passes began are seen if they recur.
+            self.confirm(index);
+        } else if !confirming || !same_passes {
             // A review's verdict, or a new outer iteration: it stands.
             self.know_recorded();
             self.end_recording();
