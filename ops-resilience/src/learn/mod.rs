@@ -22,8 +22,9 @@
 //!    loop, as its fourth pass begins. The structure is then *confirmed* over [`CONFIRM_PASSES`]
 //!    more passes: the recording goes on and every analysis selects the outer iteration again
 //!    (the first burst of an inner solve, taken for the time loop, is moved out of as soon as
-//!    its time step repeats; a move out to an enclosing level is confirmed in turn, on the
-//!    same recording, since that level may be an inner loop too), and a boundary that saves
+//!    its time step repeats; after a move out to an enclosing level the confirmation goes on
+//!    to its end, on the same recording, since that level may be an inner loop too), and a
+//!    boundary that saves
 //!    clearly less over the same passes replaces the chosen one ([`MOVE_MARGIN`], held over
 //!    [`HOLD_REGIONS`] more regions).
 //! 5. **Review.** Once confirmed, each loop only checks that the chosen location runs once per
@@ -275,6 +276,12 @@ impl Decision {
             missing: 0,
         }
     }
+}
+
+/// Where the confirmation of decision `d` ends (see [`CONFIRM_PASSES`]), counted from the loop
+/// at which it was taken.
+fn confirmation_end(d: &Decision) -> u64 {
+    d.at_loop + (CONFIRM_PASSES * d.level.max_pass.max(1)).max(CONFIRM_LOOPS)
 }
 
 /// [`Decision::since`] in numbers: how many members have been seen since the decision (the
@@ -895,11 +902,7 @@ impl Learner {
 
     /// Confirms the decision over the next passes: the recording goes on.
     fn confirm(&mut self, index: u64) {
-        let pass = self
-            .decision
-            .as_ref()
-            .map_or(1, |d| d.level.max_pass.max(1));
-        let until = index + (CONFIRM_PASSES * pass).max(CONFIRM_LOOPS);
+        let until = self.decision.as_ref().map_or(index, confirmation_end);
         self.start_review(None, index, until);
     }
 
@@ -1142,13 +1145,16 @@ impl Learner {
             "checkpoint location revised"
         );
         let confirming = matches!(self.phase, Phase::Reviewing { trigger: None, .. });
+        let confirmed_at = self.decision.as_ref().map_or(0, confirmation_end);
         self.decide(better, location, bytes, index);
-        if confirming && encloses {
-            // What was confirmed is an inner loop of the new level, which may be one too (a
-            // solve inside the iterations of a solve inside the time step): the new level is
-            // confirmed in turn, on the same recording, where the loops that ran before its
-            // passes began are seen if they recur.
-            self.confirm(index);
+        if confirming && encloses && index < confirmed_at {
+            // What was being confirmed is an inner loop of the new level, which may be one too
+            // (a solve inside the iterations of a solve inside the time step): the confirmation
+            // goes on to its end, on the same recording, where the loops that ran before the
+            // new level's passes began are seen if they recur. (Not beyond: a level found after
+            // the confirmation's own passes, long ones, is left to reviews, which cost nothing
+            // until a loop outside the decided passes recurs.)
+            self.start_review(None, index, confirmed_at);
         } else if !confirming || !same_passes {
             // A review's verdict, or a new outer iteration: it stands.
             self.know_recorded();
