@@ -24,9 +24,8 @@
 //!    (the first burst of an inner solve, taken for the time loop, is moved out of as soon as
 //!    its time step repeats; after a move out to an enclosing level the confirmation goes on
 //!    to its end, on the same recording, since that level may be an inner loop too), and a
-//!    boundary that saves
-//!    clearly less over the same passes replaces the chosen one ([`MOVE_MARGIN`], held over
-//!    [`HOLD_REGIONS`] more regions).
+//!    boundary that saves clearly less over the same passes replaces the chosen one
+//!    ([`MOVE_MARGIN`], held over [`HOLD_REGIONS`] more regions).
 //! 5. **Review.** Once confirmed, each loop only checks that the chosen location runs once per
 //!    pass ([`Learner::verify`]) and that its location belongs to the decided passes. A location
 //!    they never ran is watched from its first occurrence (recorded, so that the passes it runs
