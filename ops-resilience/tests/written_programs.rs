@@ -5,7 +5,8 @@
 //! code rotating three buffers with a source switched off after a while, a CG solver whose
 //! iteration count varies from step to step, a nonlinear solver three loops deep (Picard
 //! iterations of Jacobi solves), a split scheme alternating its sweep order, adaptive time
-//! steps retried when their error is too large, and two known limits: an advection code that
+//! steps retried when their error is too large, operator splitting with a fixed sub-cycle of
+//! identical calls, and two known limits: an advection code that
 //! changes its scheme after a spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle (`oracle::judge`):
 //! the learnt location saves at most 1.05 x the best boundary's checkpoint, checkpoints come
 //! once per N time steps, and restarts from every checkpoint are bitwise and keep the
@@ -385,6 +386,12 @@ fn react_halves2(u: Read<f64>, full: Read<f64>, out: Write<f64>, err: Max<f64>, 
     let w = h - 0.5 * dt * 4.0 * h * (h - 1.0) * (h - 0.3);
     out[(0, 0)] = w;
     err.update((w - full[(0, 0)]).abs());
+}
+
+#[kernel]
+fn react_in_place2(u: ReadWrite<f64>, dt: Global<f64>) {
+    let v = u[(0, 0)];
+    u[(0, 0)] = v - dt * 4.0 * v * (v - 1.0) * (v - 0.3);
 }
 
 #[kernel]
@@ -1650,6 +1657,83 @@ fn solve_first(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     Ok(vec![u, v, w, k])
 }
 
+/// Operator splitting with a fixed sub-cycle: every step advects the field, then runs four
+/// identical reaction sub-steps of two loops (the same calls four times: a fixed trip count, no
+/// constant that tells the sub-steps apart), then a diffusion pass and the total.
+fn fixed_sub_steps(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("mix", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let work = ops.dat::<f64, 2>(&grid, "work", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let back = ops.stencil("xb", &[[0, 0], [-1, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        react_init2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), u.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        react_init2,
+        "init_work",
+        &grid,
+        all,
+        &[Arg::idx(), work.arg(&pt, Write)],
+    )?;
+    for _ in 0..18u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            upwind2,
+            "advect",
+            &grid,
+            inner.clone(),
+            &[u.arg(&back, Read), work.arg(&pt, Write), Arg::global(0.3)],
+        )?;
+        for _ in 0..4 {
+            ops.par_loop(
+                react_in_place2,
+                "react",
+                &grid,
+                inner.clone(),
+                &[work.arg(&pt, ReadWrite), Arg::global(0.05)],
+            )?;
+            ops.par_loop(
+                limit2,
+                "clip",
+                &grid,
+                inner.clone(),
+                &[work.arg(&pt, ReadWrite), Arg::global(0.95)],
+            )?;
+        }
+        ops.par_loop(
+            smooth2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[work.arg(&five, Read), u.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            total2,
+            "total",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), total.arg()],
+        )?;
+        cx.result(&total)?;
+    }
+    cx.end();
+    Ok(vec![u, work])
+}
+
 // ------------------------------------------------------------------------------------------
 // Tests
 // ------------------------------------------------------------------------------------------
@@ -1742,6 +1826,11 @@ fn a_step_that_starts_with_its_solve() {
 }
 
 #[test]
+fn operator_splitting_with_a_fixed_sub_cycle() {
+    check("fixed sub-steps", &fixed_sub_steps);
+}
+
+#[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
     let name = std::env::var("OPS_PROGRAM").unwrap();
@@ -1756,6 +1845,7 @@ fn debug_program() {
         "adaptive" => &adaptive_reaction,
         "two-phase" => &two_phase_advection,
         "solve-first" => &solve_first,
+        "sub-steps" => &fixed_sub_steps,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
