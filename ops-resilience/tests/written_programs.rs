@@ -6,11 +6,11 @@
 //! iteration count varies from step to step, a nonlinear solver three loops deep (Picard
 //! iterations of Jacobi solves), a split scheme alternating its sweep order, adaptive time
 //! steps retried when their error is too large, operator splitting with a fixed sub-cycle of
-//! identical calls, and two known limits: an advection code that
-//! changes its scheme after a spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle (`oracle::judge`):
-//! the learnt location saves at most 1.05 x the best boundary's checkpoint, checkpoints come
-//! once per N time steps, and restarts from every checkpoint are bitwise and keep the
-//! schedule.
+//! identical calls, and two known limits: an advection code that changes its scheme after a
+//! spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle
+//! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
+//! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
+//! keep the schedule.
 
 mod oracle;
 
