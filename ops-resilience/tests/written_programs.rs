@@ -6,8 +6,9 @@
 //! iteration count varies from step to step, a nonlinear solver three loops deep (Picard
 //! iterations of Jacobi solves), a split scheme alternating its sweep order, adaptive time
 //! steps retried when their error is too large, operator splitting with a fixed sub-cycle of
-//! identical calls, and two known limits: an advection code that changes its scheme after a
-//! spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle
+//! identical calls, two solves one after the other in each step, a time loop run to an end time
+//! with output by simulated time, and two known limits: an advection code that changes its
+//! scheme after a spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle
 //! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
 //! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
 //! keep the schedule.
@@ -1734,6 +1735,161 @@ fn fixed_sub_steps(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     Ok(vec![u, work])
 }
 
+/// Two solves per step, one after the other (a pressure-like and a temperature-like field, each
+/// by Jacobi sweeps to its own tolerance), between a prediction and a correction.
+fn two_solves(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("duct", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
+    let mut pn = ops.dat::<f64, 2>(&grid, "p_next", n, h)?;
+    let mut t = ops.dat::<f64, 2>(&grid, "t", n, h)?;
+    let mut tn = ops.dat::<f64, 2>(&grid, "t_next", n, h)?;
+    let src = ops.dat::<f64, 2>(&grid, "source", n, h)?;
+    let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    for d in [&p, &pn, &t, &tn] {
+        ops.par_loop(
+            nl_init2,
+            "init",
+            &grid,
+            all.clone(),
+            &[Arg::idx(), d.arg(&pt, Write)],
+        )?;
+    }
+    ops.par_loop(
+        nl_conductivity2,
+        "conductivity",
+        &grid,
+        inner.clone(),
+        &[t.arg(&pt, Read), k.arg(&pt, Write)],
+    )?;
+    for _ in 0..14u32 {
+        cx.step();
+        cx.ops.par_loop(
+            copy2,
+            "predict",
+            &grid,
+            inner.clone(),
+            &[t.arg(&pt, Read), src.arg(&pt, Write)],
+        )?;
+        for (name, tol, x, xn) in [
+            ("pressure", 1e-3, &mut p, &mut pn),
+            ("heat", 2e-3, &mut t, &mut tn),
+        ] {
+            let mut sweeps = 0;
+            loop {
+                cx.ops.par_loop(
+                    nl_sweep2,
+                    name,
+                    &grid,
+                    inner.clone(),
+                    &[
+                        x.arg(&five, Read),
+                        src.arg(&pt, Read),
+                        k.arg(&pt, Read),
+                        xn.arg(&pt, Write),
+                    ],
+                )?;
+                cx.ops.par_loop(
+                    nl_change2,
+                    "converged",
+                    &grid,
+                    inner.clone(),
+                    &[x.arg(&pt, Read), xn.arg(&pt, Read), change.arg()],
+                )?;
+                std::mem::swap(x, xn);
+                sweeps += 1;
+                if cx.result(&change)? < tol || sweeps >= 30 {
+                    break;
+                }
+            }
+        }
+        cx.ops.par_loop(
+            blend2,
+            "correct",
+            &grid,
+            inner.clone(),
+            &[p.arg(&pt, Read), t.arg(&pt, ReadWrite), Arg::global(0.1)],
+        )?;
+    }
+    cx.end();
+    Ok(vec![p, pn, t, tn, src, k])
+}
+
+/// A time loop run to an end time rather than a step count: the time step comes from a
+/// reduction and shrinks as the run goes on, the last step is cut to land on the end time, and
+/// the field is written out (fetched whole) every 4 time units of simulated time, so every few
+/// steps, irregularly.
+fn to_an_end_time(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 14;
+    let ops = &mut cx.ops;
+    let grid = ops.block("line", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let mut qn = ops.dat::<f64, 2>(&grid, "q_next", n, h)?;
+    let c = ops.dat::<f64, 2>(&grid, "speed", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let xs = ops.stencil("x3", &[[0, 0], [1, 0], [-1, 0]])?;
+    let fastest = ops.reduction::<f64>("fastest", ReduceOp::Max);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        split_init2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), q.arg(&pt, Write), c.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        split_init2,
+        "init_next",
+        &grid,
+        all,
+        &[Arg::idx(), qn.arg(&pt, Write), c.arg(&pt, Write)],
+    )?;
+    let (mut time, end, mut next_out) = (0.0f64, 30.0f64, 4.0f64);
+    while time < end {
+        cx.step();
+        cx.ops.par_loop(
+            split_speed2,
+            "time_step",
+            &grid,
+            inner.clone(),
+            &[q.arg(&pt, Read), c.arg(&pt, Read), fastest.arg()],
+        )?;
+        let dt = (0.45 / cx.result(&fastest)? * (1.0 - 0.01 * time)).min(end - time);
+        cx.ops.par_loop(
+            split_x2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[
+                q.arg(&xs, Read),
+                c.arg(&pt, Read),
+                qn.arg(&pt, Write),
+                Arg::global(dt),
+            ],
+        )?;
+        std::mem::swap(&mut q, &mut qn);
+        time += dt;
+        if time >= next_out {
+            let v = cx.ops.fetch_data(&q)?;
+            cx.see(v.iter().sum());
+            next_out += 4.0;
+        }
+    }
+    cx.end();
+    Ok(vec![q, qn, c])
+}
+
 // ------------------------------------------------------------------------------------------
 // Tests
 // ------------------------------------------------------------------------------------------
@@ -1831,6 +1987,16 @@ fn operator_splitting_with_a_fixed_sub_cycle() {
 }
 
 #[test]
+fn two_solves_per_step_one_after_the_other() {
+    check("two solves", &two_solves);
+}
+
+#[test]
+fn a_time_loop_run_to_an_end_time_with_output_by_simulated_time() {
+    check("end time", &to_an_end_time);
+}
+
+#[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
     let name = std::env::var("OPS_PROGRAM").unwrap();
@@ -1846,6 +2012,8 @@ fn debug_program() {
         "two-phase" => &two_phase_advection,
         "solve-first" => &solve_first,
         "sub-steps" => &fixed_sub_steps,
+        "two-solves" => &two_solves,
+        "end-time" => &to_an_end_time,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
