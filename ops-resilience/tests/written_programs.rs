@@ -7,8 +7,8 @@
 //! iterations of Jacobi solves), a split scheme alternating its sweep order, adaptive time
 //! steps retried when their error is too large, operator splitting with a fixed sub-cycle of
 //! identical calls, two solves one after the other in each step, a time loop run to an end time
-//! with output by simulated time, and two known limits: an advection code that changes its
-//! scheme after a spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle
+//! with output by simulated time, and three known limits: an advection code that changes its
+//! scheme after a spin-up, a step that starts with its solve, and a tracer released mid-run. Each is judged by the brute-force oracle
 //! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
 //! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
 //! keep the schedule.
@@ -1890,6 +1890,115 @@ fn to_an_end_time(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     Ok(vec![q, qn, c])
 }
 
+/// A tracer released mid-run: from step 8 a dataset declared then is initialised once and
+/// advected every step after the field; a front whose range grows by one column every step is
+/// relaxed each step (a loop whose box changes from call to call).
+fn late_tracer(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 14;
+    let ops = &mut cx.ops;
+    let grid = ops.block("basin", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let qn = ops.dat::<f64, 2>(&grid, "q_next", n, h)?;
+    let c = ops.dat::<f64, 2>(&grid, "speed", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let back = ops.stencil("xb", &[[0, 0], [-1, 0]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        split_init2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), q.arg(&pt, Write), c.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        zero_halo2,
+        "clear",
+        &grid,
+        all.clone(),
+        &[qn.arg(&pt, Write)],
+    )?;
+    let mut tracer: Option<(Dat<f64>, Dat<f64>)> = None;
+    for step in 0..24i32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            upwind2,
+            "advect",
+            &grid,
+            inner.clone(),
+            &[q.arg(&back, Read), qn.arg(&pt, Write), Arg::global(0.3)],
+        )?;
+        ops.par_loop(
+            copy2,
+            "advance",
+            &grid,
+            inner.clone(),
+            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+        )?;
+        let front = (step % N) + 1;
+        ops.par_loop(
+            limit2,
+            "front",
+            &grid,
+            [0..front, 0..N],
+            &[q.arg(&pt, ReadWrite), Arg::global(2.5)],
+        )?;
+        if step == 8 {
+            let t = ops.dat::<f64, 2>(&grid, "tracer", n, h)?;
+            let tn = ops.dat::<f64, 2>(&grid, "tracer_next", n, h)?;
+            ops.par_loop(
+                react_init2,
+                "release",
+                &grid,
+                all.clone(),
+                &[Arg::idx(), t.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                zero_halo2,
+                "clear_tracer",
+                &grid,
+                all.clone(),
+                &[tn.arg(&pt, Write)],
+            )?;
+            tracer = Some((t, tn));
+        }
+        if let Some((t, tn)) = &tracer {
+            ops.par_loop(
+                upwind2,
+                "carry",
+                &grid,
+                inner.clone(),
+                &[t.arg(&back, Read), tn.arg(&pt, Write), Arg::global(0.3)],
+            )?;
+            ops.par_loop(
+                copy2,
+                "carry_back",
+                &grid,
+                inner.clone(),
+                &[tn.arg(&pt, Read), t.arg(&pt, Write)],
+            )?;
+        }
+        cx.ops.par_loop(
+            total2,
+            "total",
+            &grid,
+            inner.clone(),
+            &[q.arg(&pt, Read), total.arg()],
+        )?;
+        cx.result(&total)?;
+    }
+    cx.end();
+    let mut dats = vec![q, qn, c];
+    if let Some((t, tn)) = tracer {
+        dats.extend([t, tn]);
+    }
+    Ok(dats)
+}
+
 // ------------------------------------------------------------------------------------------
 // Tests
 // ------------------------------------------------------------------------------------------
@@ -1996,6 +2105,17 @@ fn a_time_loop_run_to_an_end_time_with_output_by_simulated_time() {
     check("end time", &to_an_end_time);
 }
 
+/// Known limit: the tracer's loops, new from step 8 on, make the step's passes longer; until a
+/// pass holding them completes the step's level does not cover what the program runs (counting
+/// waits), then the same passes anchored at the new loops, without the decided boundaries (they
+/// ran many times before), are measured as a level enclosing the decided one (counting follows
+/// its passes): checkpoints skip one to three steps. Counting resumes N passes after the last
+/// checkpoint, whatever opened it (`passes_due`; at multiples of N it came twice in a row).
+#[test]
+fn a_tracer_released_mid_run_and_a_front_that_grows() {
+    check_known_limit("late tracer", &late_tracer, "checkpoints at steps");
+}
+
 #[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
@@ -2014,6 +2134,7 @@ fn debug_program() {
         "sub-steps" => &fixed_sub_steps,
         "two-solves" => &two_solves,
         "end-time" => &to_an_end_time,
+        "tracer" => &late_tracer,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});

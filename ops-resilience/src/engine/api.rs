@@ -320,9 +320,10 @@ impl Resilience {
         if self.ck.region.as_ref().is_some_and(|o| o.region.expired()) {
             self.close_region(rt);
         }
-        let at_every = self.cfg.effective_every().is_some_and(|n| {
-            self.ck.target_occ.is_multiple_of(n) && self.ck.target_occ > self.ck.last_ckpt_occ
-        });
+        let at_every = self
+            .cfg
+            .effective_every()
+            .is_some_and(|n| self.ck.passes_due(n));
         if self.ck.region.is_none() && (self.ck.manual || at_every || self.interval_due_agreed(rt))
         {
             self.track.sync(rt);

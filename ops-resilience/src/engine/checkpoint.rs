@@ -110,6 +110,13 @@ impl Checkpointing {
         }
     }
 
+    /// True when `n` passes have ended since the latest checkpoint opened (or since counting
+    /// began): N passes from the latest checkpoint, whatever opened it (a count in the passes of
+    /// a suspected time step, a time interval, `checkpoint_now`), not at multiples of N.
+    pub fn passes_due(&self, n: u64) -> bool {
+        self.target_occ >= self.last_ckpt_occ + n
+    }
+
     /// An occurrence of the checkpoint location: one more pass, and its computing time
     /// (stalls excluded).
     pub fn count_pass(&mut self, stall_so_far: Duration) {
@@ -283,11 +290,7 @@ impl Resilience {
             .cfg
             .effective_every()
             .is_some_and(|n| match self.learner.counting() {
-                Counting::Chosen => {
-                    self.ck.target_occ.is_multiple_of(n)
-                        && self.ck.target_occ > self.ck.last_ckpt_occ
-                        && self.learner.ends_pass()
-                }
+                Counting::Chosen => self.ck.passes_due(n) && self.learner.ends_pass(),
                 Counting::Suspect(_) => self.ck.suspect_occ >= n,
                 Counting::Paused => false,
             });
