@@ -72,6 +72,8 @@ pub(super) struct Checkpointing {
     /// Occurrences since the latest checkpoint of the suspect that paces checkpoints counted in
     /// passes while the learner doubts its decision ([`Counting::Suspect`]).
     pub suspect_occ: u64,
+    /// The suspect `suspect_occ` counts (`None` while none paces).
+    pub paced_by: Option<u32>,
     /// When the latest checkpoint ended, and what it cost.
     pub last_end: Instant,
     pub last_cost: Option<Duration>,
@@ -101,6 +103,7 @@ impl Checkpointing {
             last_ckpt_loop: None,
             align: false,
             suspect_occ: 0,
+            paced_by: None,
             last_end: Instant::now(),
             last_cost: None,
             last_pass_mark: None,

@@ -43,7 +43,7 @@ use crate::calls::Call;
 use crate::config::{kill_self, sigterm_self, ResilienceConfig};
 use crate::diags::Report;
 use crate::error::ResilienceError;
-use crate::learn::{Counting, Learner};
+use crate::learn::Learner;
 use crate::store::CheckpointStore;
 use crate::track::Footprint;
 
@@ -381,6 +381,23 @@ impl Resilience {
         }
     }
 
+    /// Counts an occurrence of the suspect that paces checkpoints counted in passes, if `loc` is
+    /// it. When pacing begins (or another suspect takes over), its occurrences since the latest
+    /// checkpoint count too: the analysis that finds a suspect comes a few loops after it ran.
+    fn count_suspect(&mut self, loc: u32) {
+        let paced = self.learner.pacing();
+        if paced != self.ck.paced_by {
+            self.ck.paced_by = paced;
+            if let Some(x) = paced {
+                let since = self.ck.last_ckpt_loop.unwrap_or(0);
+                self.ck.suspect_occ = self.learner.occurrences_since(x, since);
+            }
+        }
+        if paced == Some(loc) {
+            self.ck.suspect_occ += 1;
+        }
+    }
+
     fn before_loop_inner(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         let index = self.index;
         self.index += 1;
@@ -476,11 +493,8 @@ impl Resilience {
         if at && !restored {
             self.ck.count_pass(self.clock.stall);
         }
-        if !restored
-            && self.learner.recording()
-            && self.learner.counting() == Counting::Suspect(loc)
-        {
-            self.ck.suspect_occ += 1;
+        if !restored {
+            self.count_suspect(loc);
         }
         // A region spans at most one pass: it closes when its location recurs (saving what is
         // still undecided), exactly as the learner measured it.

@@ -424,6 +424,8 @@ impl Resilience {
         self.ck.target_occ = st.target_occ;
         self.ck.last_ckpt_occ = st.target_occ;
         self.ck.suspect_occ = 0;
+        // As the checkpointed run had it when the checkpoint opened.
+        self.ck.paced_by = self.learner.pacing();
         if let Target::Fixed { matches, .. } = &mut self.target {
             matches.clear();
         }

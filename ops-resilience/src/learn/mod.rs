@@ -405,6 +405,25 @@ impl Learner {
         }
     }
 
+    /// The suspect whose passes pace checkpoints counted in passes now (see `Counting::Suspect`).
+    pub fn pacing(&self) -> Option<u32> {
+        match self.counting() {
+            Counting::Suspect(x) if self.recording() => Some(x),
+            _ => None,
+        }
+    }
+
+    /// Occurrences of location `loc` in the recording at loop indices `from` and later.
+    pub fn occurrences_since(&self, loc: u32, from: u64) -> u64 {
+        let skip = from.saturating_sub(self.rec.start) as usize;
+        self.rec
+            .locs
+            .iter()
+            .skip(skip)
+            .filter(|&&l| l == loc)
+            .count() as u64
+    }
+
     /// True while loops are recorded (learning, watching, confirming, reviewing).
     #[inline]
     pub fn recording(&self) -> bool {

@@ -163,6 +163,12 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         .filter_map(|o| o.last().copied())
         .collect();
     last_seen.sort_unstable();
+    let mut first_seen: Vec<u32> = occ
+        .iter()
+        .filter_map(|o| o.first().copied())
+        .filter(|&f| f >= start)
+        .collect();
+    first_seen.sort_unstable();
     let mut anchors: Vec<u32> = (0..n_locs as u32)
         .filter(|&l| occ[l as usize].len() >= 2)
         .collect();
@@ -250,7 +256,12 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         let horizon = trace
             .len()
             .saturating_sub(FORGET_PASSES * max_pass as usize) as u32;
-        let recent = last_seen.len() - last_seen.partition_point(|&p| p < horizon);
+        // Nor do locations first seen after the last complete pass: no pass could hold them yet
+        // (loops that first run mid-run are judged once a pass holding them completes).
+        let last_pass_end = *pos.last().expect("two or more");
+        let fresh = first_seen.len() - first_seen.partition_point(|&p| p < last_pass_end);
+        let recent =
+            (last_seen.len() - last_seen.partition_point(|&p| p < horizon)).saturating_sub(fresh);
         let covers = 2 * union.len() > recent && 3 * core.len() > recent;
         let eligible = passes >= MIN_PASSES && covers && alike && alive;
         levels.push(Level {
