@@ -75,15 +75,14 @@ impl Writer {
 
 /// Appends the record of a reduction result `name` = `value` (little-endian bytes of `elem`).
 pub(crate) fn encode_reduction(out: &mut Vec<u8>, name: &str, elem: ElemType, value: &[u8]) {
-    // Written straight into `out`, one reservation: every reduction result a run hands out
-    // passes here.
+    // One reservation for the record: every reduction result a run hands out passes here.
     out.reserve(18 + name.len() + value.len());
-    out.push(0);
-    out.extend_from_slice(&(name.len() as u64).to_le_bytes());
-    out.extend_from_slice(name.as_bytes());
-    out.push(elem_code(elem));
-    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
-    out.extend_from_slice(value);
+    let mut w = Writer(std::mem::take(out));
+    w.u8(0);
+    w.bytes(name.as_bytes());
+    w.u8(elem_code(elem));
+    w.bytes(value);
+    *out = w.0;
 }
 
 /// Appends the record of a box of dataset `dat` fetched as `value`.
