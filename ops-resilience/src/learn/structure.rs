@@ -150,25 +150,20 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
     }
     // What coverage counts: the locations seen since the program's iterations began (the
     // first occurrence of the first location to recur; what ran before is start-up), by where
-    // they were last seen.
+    // they were first and last seen.
     let start = occ
         .iter()
         .filter(|o| o.len() >= 2)
         .map(|o| o[0])
         .min()
         .unwrap_or(u32::MAX);
-    let mut last_seen: Vec<u32> = occ
+    let (mut first_seen, mut last_seen): (Vec<u32>, Vec<u32>) = occ
         .iter()
-        .filter(|o| o.first().is_some_and(|&f| f >= start))
-        .filter_map(|o| o.last().copied())
-        .collect();
-    last_seen.sort_unstable();
-    let mut first_seen: Vec<u32> = occ
-        .iter()
-        .filter_map(|o| o.first().copied())
-        .filter(|&f| f >= start)
-        .collect();
+        .filter_map(|o| Some((*o.first()?, *o.last()?)))
+        .filter(|&(first, _)| first >= start)
+        .unzip();
     first_seen.sort_unstable();
+    last_seen.sort_unstable();
     let mut anchors: Vec<u32> = (0..n_locs as u32)
         .filter(|&l| occ[l as usize].len() >= 2)
         .collect();
