@@ -50,12 +50,11 @@ const KNOWN_KINDS: &[&str] = &[
 
 /// Seeds on which the learner misses (of [`FOUND`]), each with the start of its failure, one of
 /// [`KNOWN_KINDS`] (or, for one seed, a schedule the doubt's count misses: a loop every few
-/// steps that ran before the first pass taken for the step's prefix). Four of the default 300
+/// steps that ran before the first pass taken for the step's prefix). Three of the default 300
 /// are here since checkpoints before the final decision are judged too (from the second
 /// step on, at most once per N steps): an inner loop's first burst or a trip count of one until
 /// then, counted in passes before the analysis could tell.
 const KNOWN_LIMITS: &[(u64, &str)] = &[
-    (0x1ea4_0000 + 4, "checkpoints counted in steps"),
     (0x1ea4_0000 + 229, "checkpoints counted in steps"),
     (0x1ea4_0000 + 232, "checkpoints counted in steps"),
     (0x1ea4_0000 + 237, "checkpoints counted in steps"),

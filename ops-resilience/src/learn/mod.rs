@@ -782,6 +782,8 @@ impl Learner {
             fetches: &self.rec.fetches,
             values: &self.rec.values,
             first,
+            fps: &self.rec.fps,
+            footprints: Some(&self.rec.table),
         }
     }
 

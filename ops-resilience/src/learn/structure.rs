@@ -24,8 +24,8 @@
 //! time step, whose passes alternate between two halves of the step, is no iteration).
 //!
 //! Of eligible levels, an inner loop's iterations are moved out to the level that *encloses*
-//! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages or a
-//! fixed-count smoother. Which level is the outer iteration is then decided with the bytes a
+//! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages, a
+//! fixed-count smoother or the items of a step (a helper run field by field, [`items`]). Which level is the outer iteration is then decided with the bytes a
 //! checkpoint would save at its members ([`select`]).
 
 use serde::{Deserialize, Serialize};
@@ -44,9 +44,26 @@ pub struct Trace<'a> {
     pub values: &'a [u32],
     /// The loop index of a location's first occurrence in the run.
     pub first: &'a dyn Fn(u32) -> u64,
+    /// Each loop's footprint id in `footprints` (empty with no footprints).
+    pub fps: &'a [u32],
+    /// The recorded footprints: `None` takes every loop for one that writes.
+    pub footprints: Option<&'a crate::learn::trace::Footprints>,
 }
 
 impl Trace<'_> {
+    /// True when some loop of location `x` writes a dataset. One that writes none only looks
+    /// at the state (a monitor's reduction, an output's fetch), whatever the program then does
+    /// with what it saw.
+    pub fn writes(&self, x: u32) -> bool {
+        let Some(table) = self.footprints else {
+            return true;
+        };
+        self.locs
+            .iter()
+            .zip(self.fps)
+            .any(|(&l, &f)| l == x && !table.get(f).writes.is_empty())
+    }
+
     /// True when `inner`'s iterations each end with a value handed to the program: every
     /// occurrence of its anchor that follows a member of its level (the end of another
     /// iteration, not the rest of the step) follows a value, the test of whether to iterate
@@ -349,7 +366,74 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
     if preceded && (driven || (iterates && staged())) {
         return true;
     }
-    outside(t.locs, inner.anchor, outer.anchor, !driven)
+    items(t, inner, outer.anchor) || outside(t, inner.anchor, outer.anchor, !driven)
+}
+
+/// True when `inner`'s iterations are items of one iteration of `outer`, not iterations in
+/// time: in every complete pass of `outer`, some iteration of `inner` is [`apart`] from the
+/// one before it (a boundary helper run for one field, then for another; an update run block
+/// by block). A loop that runs after the last item (the step's update) looks, by the trace of
+/// locations alone, like a loop run every few steps.
+pub fn items(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
+    let outer_at: Vec<usize> = (0..t.locs.len()).filter(|&i| t.locs[i] == outer).collect();
+    let inner_at: Vec<usize> = (0..t.locs.len())
+        .filter(|&i| t.locs[i] == inner.anchor)
+        .collect();
+    // The passes of `outer` whose iterations of `inner` are complete (one opens after them).
+    let last = inner_at.last().copied().unwrap_or(0);
+    let mut passes = outer_at.windows(2).filter(|pass| pass[1] < last).peekable();
+    passes.peek().is_some()
+        && passes.all(|pass| {
+            // Two iterations of `inner`, both opened in the pass.
+            inner_at.windows(3).any(|w| {
+                (pass[0]..pass[1]).contains(&w[0])
+                    && (pass[0]..pass[1]).contains(&w[1])
+                    && apart(t, inner, w[0]..w[1], w[1]..w[2])
+            })
+        })
+}
+
+/// Passes of `level` read to tell whether it iterates over items ([`items_lately`]).
+pub const ITEM_PASSES: usize = 4;
+
+/// True when, of the latest [`ITEM_PASSES`] complete passes of `level`, one is [`apart`] from
+/// the one before it: the level iterates over the items of a step (see [`items`]) and is no
+/// time step, whether or not the step around it has recurred yet.
+pub fn items_lately(t: Trace<'_>, level: &Level) -> bool {
+    let at: Vec<usize> = (0..t.locs.len())
+        .rev()
+        .filter(|&i| t.locs[i] == level.anchor)
+        .take(ITEM_PASSES + 1)
+        .collect();
+    // `at` runs backwards: at[k + 1] opens the pass before the one at[k] opens.
+    (1..at.len().saturating_sub(1)).any(|k| apart(t, level, at[k + 1]..at[k], at[k]..at[k - 1]))
+}
+
+/// True when the loops of `level`'s members in the slots `next` read no dataset that the loops
+/// in `prev` wrote, and `prev` wrote one: an iteration in time reads what the one before it
+/// wrote; the items of one step need not. False without footprints.
+fn apart(
+    t: Trace<'_>,
+    level: &Level,
+    prev: std::ops::Range<usize>,
+    next: std::ops::Range<usize>,
+) -> bool {
+    let Some(table) = t.footprints else {
+        return false;
+    };
+    let written: Vec<u32> = prev
+        .flat_map(|i| table.get(t.fps[i]).writes.iter().map(|w| w.0))
+        .collect();
+    !written.is_empty()
+        && next
+            .filter(|&i| level.core.binary_search(&t.locs[i]).is_ok())
+            .all(|i| {
+                table
+                    .get(t.fps[i])
+                    .reads
+                    .iter()
+                    .all(|r| !written.contains(&r.0))
+            })
 }
 
 /// True when `inner`'s level runs inside every pass of `outer`'s, once per pass: it has more
@@ -428,8 +512,8 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
 /// does not vary or is mostly one (`strict`), the grouping could as well be a periodic loop
 /// or a branch of the step, so the rest must then be twice as long and hold as many loops as
 /// the body.
-pub fn outside(trace: &[u32], inner: u32, outer: u32, strict: bool) -> bool {
-    Passes::of(trace, inner).outside(outer, strict)
+pub fn outside(t: Trace<'_>, inner: u32, outer: u32, strict: bool) -> bool {
+    Passes::of(t.locs, inner).outside(outer, strict, &|x| t.writes(x))
 }
 
 /// The complete passes of the level anchored at one location (from one occurrence to the
@@ -469,8 +553,9 @@ impl Passes {
         p
     }
 
-    /// [`outside`] for `outer`.
-    pub fn outside(&self, outer: u32, strict: bool) -> bool {
+    /// [`outside`] for `outer`; `writes` tells a location whose loops write a dataset
+    /// ([`Trace::writes`]).
+    pub fn outside(&self, outer: u32, strict: bool, writes: &dyn Fn(u32) -> bool) -> bool {
         let (ow, ob) = (outer as usize / 64, 1u64 << (outer % 64));
         if ow >= self.words {
             return false;
@@ -494,14 +579,26 @@ impl Passes {
         }
         without_lens.sort_unstable();
         let usual = without_lens[without_lens.len() / 2];
-        let ones = |v: &mut dyn Iterator<Item = u64>| v.map(|x| x.count_ones() as usize).sum();
-        let only_with: usize = ones(&mut with.iter().zip(&without).map(|(a, b)| a & !b));
-        let without: usize = ones(&mut without.iter().copied());
-        if strict {
+        let rest: Vec<u64> = with.iter().zip(&without).map(|(a, b)| a & !b).collect();
+        let ones = |v: &[u64]| v.iter().map(|x| x.count_ones() as usize).sum::<usize>();
+        let (only_with, without) = (ones(&rest), ones(&without));
+        let long = if strict {
             with_lens.iter().all(|&len| len >= 2 * usual) && only_with >= without
         } else {
             with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
-        }
+        };
+        // The rest of a time step changes the state its inner loop iterates on; loops that
+        // write nothing only look at it (a monitor every few steps of a one-loop step makes
+        // its passes twice as long).
+        long && rest.iter().enumerate().any(|(w, &bits)| {
+            let mut bits = bits;
+            let mut any = false;
+            while bits != 0 && !any {
+                any = writes((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+            any
+        })
     }
 }
 
@@ -579,7 +676,7 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level, seen: &Seen) -> Op
         }
         let grave = passes
             .get_or_insert_with(|| Passes::of(trace, level.anchor))
-            .outside(x, false);
+            .outside(x, false, &|y| t.writes(y));
         if !grave && first(x) >= start {
             continue;
         }
@@ -664,6 +761,17 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
         return Selection::Nothing;
     };
     let cur = enclosing(levels, t, finest);
+    if items_lately(t, cur) {
+        // The items of a step whose pass has yet to recur as often as a level needs.
+        return Selection::Wait(
+            cur,
+            Doubt {
+                gap: cur.max_pass,
+                grave: false,
+                pace: None,
+            },
+        );
+    }
     let seen = Seen::of(t.locs);
     let stranger = stranger(t.locs, cur, &seen).map(|gap| Doubt {
         gap,
@@ -716,6 +824,8 @@ mod tests {
             fetches: &[],
             values: &[],
             first,
+            fps: &[],
+            footprints: None,
         }
     }
 
@@ -781,7 +891,12 @@ mod tests {
         let tr = t(&s);
         let levels = analyse(&tr);
         let (step, inner) = (level_of(&levels, 's'), level_of(&levels, 'j'));
-        assert!(!outside(&tr, inner.anchor, step.anchor, false));
+        assert!(!outside(
+            view(&tr, &firsts(&tr)),
+            inner.anchor,
+            step.anchor,
+            false
+        ));
         assert!(encloses(view(&tr, &firsts(&tr)), inner, step));
         assert_eq!(chosen(&levels, &tr), (step, false));
     }
@@ -846,6 +961,8 @@ mod tests {
             fetches: &[],
             values: &[],
             first: &first,
+            fps: &[],
+            footprints: None,
         };
         let levels = analyse(&tr);
         let (step, stage) = (level_of(&levels, 'a'), level_of(&levels, 'h'));
@@ -915,6 +1032,8 @@ mod tests {
             fetches: &[],
             values: &values,
             first: &first,
+            fps: &[],
+            footprints: None,
         };
         let levels = analyse(&tr);
         let (step, monitor) = (level_of(&levels, 'p'), level_of(&levels, 'm'));
@@ -996,13 +1115,109 @@ mod tests {
     }
 
     #[test]
+    fn a_monitor_of_a_one_loop_step_is_no_rest_of_an_enclosing_step() {
+        // A step of one loop r (writing), a monitor m (a reduction, writing nothing) every
+        // four steps: the passes holding m are twice as long and m is as many loops as the
+        // step, so by lengths alone r looks like an inner loop of four iterations.
+        let tr = t("x rrrrm rrrrm rrrrm rrrrm rr");
+        let mut table = crate::learn::trace::Footprints::default();
+        let fp = |writes: Vec<(u32, crate::boxes::Bx)>| {
+            std::sync::Arc::new(crate::track::Footprint {
+                reads: vec![(0, crate::boxes::Bx::new([0, 0, 0], [4, 4, 1]))],
+                writes,
+            })
+        };
+        let (writer, looker) = (
+            fp(vec![(1, crate::boxes::Bx::new([0, 0, 0], [4, 4, 1]))]),
+            fp(Vec::new()),
+        );
+        let fps: Vec<u32> = tr
+            .iter()
+            .map(|&l| table.id(l, if l == id('m') { &looker } else { &writer }))
+            .collect();
+        let first = firsts(&tr);
+        let bare = view(&tr, &first);
+        let seen = Trace {
+            fps: &fps,
+            footprints: Some(&table),
+            ..bare
+        };
+        let levels = analyse(&tr);
+        let (step, monitor) = (level_of(&levels, 'r'), id('m'));
+        assert!(outside(bare, step.anchor, monitor, true), "lengths alone");
+        assert!(!seen.writes(monitor) && seen.writes(step.anchor));
+        assert!(!outside(seen, step.anchor, monitor, true));
+        assert!(!outside(seen, step.anchor, monitor, false));
+    }
+
+    #[test]
+    fn a_helper_run_for_each_field_is_items_of_the_step_not_its_passes() {
+        // Each step runs the boundary helper a b c d for field u, then for field v, then the
+        // update e from u and v into the other pair of buffers (swapped by handle). By
+        // locations alone, a b c d is a step with e every other step; by the data, the helper's
+        // run for v reads nothing its run for u wrote.
+        let bx = crate::boxes::Bx::new([0, 0, 0], [4, 4, 1]);
+        let fp = |reads: &[u32], writes: &[u32]| {
+            std::sync::Arc::new(crate::track::Footprint {
+                reads: reads.iter().map(|&d| (d, bx)).collect(),
+                writes: writes.iter().map(|&d| (d, bx)).collect(),
+            })
+        };
+        let mut table = crate::learn::trace::Footprints::default();
+        let (mut tr, mut fps) = (Vec::new(), Vec::new());
+        let mut put = |l: char, f: &std::sync::Arc<crate::track::Footprint>| {
+            tr.push(id(l));
+            fps.push(table.id(id(l), f));
+        };
+        put('x', &fp(&[], &[0, 1, 2, 3]));
+        for step in 0..8 {
+            let (u, v, un, vn) = if step % 2 == 0 {
+                (0, 1, 2, 3)
+            } else {
+                (2, 3, 0, 1)
+            };
+            for field in [u, v] {
+                for l in ['a', 'b', 'c', 'd'] {
+                    put(l, &fp(&[field], &[field]));
+                }
+            }
+            put('e', &fp(&[u, v], &[un, vn]));
+        }
+        let first = firsts(&tr);
+        let seen = Trace {
+            fps: &fps,
+            footprints: Some(&table),
+            ..view(&tr, &first)
+        };
+        let levels = analyse(&tr);
+        let (helper, step) = (level_of(&levels, 'a'), level_of(&levels, 'e'));
+        assert!(helper.eligible && step.eligible);
+        assert!(items_lately(seen, helper) && !items_lately(seen, step));
+        assert!(items(seen, helper, step.anchor));
+        assert!(encloses(seen, helper, step));
+        assert!(
+            !encloses(view(&tr, &first), helper, step),
+            "locations alone"
+        );
+        match select(&levels, seen) {
+            Selection::Level(l) => assert_eq!(l.anchor, step.anchor),
+            other => panic!("the step was not selected: {other:?}"),
+        }
+    }
+
+    #[test]
     fn a_periodic_loop_in_longer_steps_is_no_enclosure() {
         // Every other step runs m n, and its solver j iterates longer: the steps holding m are
         // half again as long, but m n are two loops of a six-loop step.
         let tr = t("x pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst pjqrst pjjjjmnqrst");
         let levels = analyse(&tr);
         let step = level_of(&levels, 'p');
-        assert!(!outside(&tr, step.anchor, id('m'), false));
+        assert!(!outside(
+            view(&tr, &firsts(&tr)),
+            step.anchor,
+            id('m'),
+            false
+        ));
         assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
     }
 

@@ -43,7 +43,7 @@ pub struct Footprints {
 impl Footprints {
     /// The id of `fp`, recorded at location `loc`.
     #[inline]
-    fn id(&mut self, loc: u32, fp: &Arc<Footprint>) -> u32 {
+    pub(super) fn id(&mut self, loc: u32, fp: &Arc<Footprint>) -> u32 {
         let addr = Arc::as_ptr(fp) as usize;
         if let Some(&(a, id)) = self.last.get(loc as usize) {
             if a == addr {
