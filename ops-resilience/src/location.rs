@@ -1,7 +1,10 @@
-//! Loop locations: a loop's name and its call site (`name@file:line:col`, from
-//! `#[track_caller]`), the same loop in the program text however often it runs. The table gives
-//! every location a dense id in first-seen order and counts its occurrences; the learner
-//! ([`crate::learn`]) works on those ids.
+//! Loop locations: a loop's name, its call site (`name@file:line:col`, from
+//! `#[track_caller]`) and its block, the same loop in the program text however often it runs.
+//! The same code run block by block (a multi-block code's update, one call site) is one
+//! location per block, as it is one loop per block of the step: its key is the site's, with
+//! `#k` (the block's declaration index) for every block but the first the site ran on. The
+//! table gives every location a dense id in first-seen order and counts its occurrences; the
+//! learner ([`crate::learn`]) works on those ids.
 
 use std::collections::HashMap;
 
@@ -21,6 +24,9 @@ pub struct LocInfo {
     pub line: u32,
     /// The call site's column.
     pub col: u32,
+    /// The block the loop runs on (declaration index).
+    #[serde(default)]
+    pub block: u32,
     /// Occurrences so far.
     pub count: u64,
     /// Index of the first occurrence.
@@ -36,8 +42,8 @@ pub struct LocInfo {
 const CACHE_MIN: usize = 256;
 const CACHE_PER_LOCATION: usize = 16;
 
-/// File, loop name and id of a location, bucketed by (line, column).
-type SiteEntry = (Box<str>, Box<str>, u32);
+/// File, loop name, block and id of a location, bucketed by (line, column).
+type SiteEntry = (Box<str>, Box<str>, u32, u32);
 
 /// Every location seen, by dense id in first-seen order.
 #[derive(Debug, Default)]
@@ -62,24 +68,31 @@ pub struct LocTable {
 }
 
 /// A location as [`LocTable::id_of_site`] last found it: its call site's address, its name's
-/// length and text (the first 16 bytes, [`head`]) and its id. A hit compares the text (a
+/// length and text (the first 16 bytes, [`head`]), its block and its id. A hit compares the text (a
 /// name's address proves nothing: a name built at run time may reuse another's freed
 /// memory); a name of at most 16 bytes is compared in the slot, a longer one in full.
 #[derive(Clone, Copy, Debug, Default)]
 struct CacheSlot {
     site: usize,
     head: [u64; 2],
-    len: u32,
+    /// The name's length and the block, in one number ([`shape`]).
+    shape: u64,
     id: u32,
 }
 
+/// A name's length and a block in one number, compared at once.
+#[inline]
+fn shape(name: &str, block: u32) -> u64 {
+    (name.len() as u64) << 32 | u64::from(block)
+}
+
 impl CacheSlot {
-    /// True when the slot holds the location of call site `site` and loop `name` (whose
-    /// [`head`] is `head`).
+    /// True when the slot holds the location of call site `site`, loop `name` (whose
+    /// [`head`] is `head`) and block `block`.
     #[inline]
-    fn is(&self, site: usize, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
+    fn is(&self, site: usize, block: u32, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
         self.site == site
-            && self.len as usize == name.len()
+            && self.shape == shape(name, block)
             && self.head == head
             && (name.len() <= 16 || *locs[self.id as usize].name == *name)
     }
@@ -167,14 +180,15 @@ pub fn spec_matches(spec: &str, key: &str) -> bool {
 impl LocTable {
     /// The id of the plan's location, adding it if new (does not count an occurrence).
     pub fn id_of(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
-        self.id_of_site(plan.name, plan.location, index)
+        self.id_of_site(plan.name, plan.location, plan.block.index() as u32, index)
     }
 
-    /// [`LocTable::id_of`] of a loop named `name` called at `location`.
+    /// [`LocTable::id_of`] of a loop named `name` called at `location` on block `block`.
     pub fn id_of_site(
         &mut self,
         name: &str,
         location: &'static std::panic::Location<'static>,
+        block: u32,
         index: u64,
     ) -> u32 {
         // `Location`s of call sites are statics: the address identifies the site.
@@ -183,19 +197,19 @@ impl LocTable {
         if let Some(c) = self
             .next
             .get(self.prev)
-            .filter(|c| c.is(site, name, head, &self.locs))
+            .filter(|c| c.is(site, block, name, head, &self.locs))
         {
             self.prev = c.id as usize;
             return c.id;
         }
-        let id = self.id_by_hash(name, head, location, index);
+        let id = self.id_by_hash(name, head, location, block, index);
         if self.next.len() <= self.prev {
             self.next.resize(self.prev + 1, CacheSlot::default());
         }
         self.next[self.prev] = CacheSlot {
             site,
             head,
-            len: name.len() as u32,
+            shape: shape(name, block),
             id,
         };
         self.prev = id as usize;
@@ -210,26 +224,29 @@ impl LocTable {
         name: &str,
         head: [u64; 2],
         location: &'static std::panic::Location<'static>,
+        block: u32,
         index: u64,
     ) -> u32 {
         let site = location as *const std::panic::Location<'static> as usize;
         // A pair of slots per location (`slot`, `slot | 1`), by a multiplicative hash
         // of the site and the name (sites a few bytes apart get slots of their own, and so do
         // the many names one call site may run: a boundary fill names every field and face).
-        let slot = (site as u64 ^ name_hash(name, head)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        let slot = (site as u64 ^ name_hash(name, head) ^ u64::from(block) << 40)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            >> 32;
         // The pair's first slot holds the location called last.
         let slot = slot as usize & self.cache.len().wrapping_sub(1) & !1;
         for s in [slot, slot ^ 1] {
             if let Some(c) = self
                 .cache
                 .get(s)
-                .filter(|c| c.is(site, name, head, &self.locs))
+                .filter(|c| c.is(site, block, name, head, &self.locs))
             {
                 return c.id;
             }
         }
         self.misses += 1;
-        let id = self.lookup(name, location, index);
+        let id = self.lookup(name, location, block, index);
         let want = (CACHE_PER_LOCATION * self.locs.len()).next_power_of_two();
         if self.cache.len() < want.max(CACHE_MIN) {
             // Grown afresh: its slots are refilled as locations are called.
@@ -241,7 +258,7 @@ impl LocTable {
         self.cache[slot] = CacheSlot {
             site,
             head,
-            len: name.len() as u32,
+            shape: shape(name, block),
             id,
         };
         id
@@ -251,22 +268,32 @@ impl LocTable {
         &mut self,
         loop_name: &str,
         l: &'static std::panic::Location<'static>,
+        block: u32,
         index: u64,
     ) -> u32 {
         let bucket = self.map.entry((l.line(), l.column())).or_default();
-        for (file, name, id) in bucket.iter() {
+        let mut other_block = false;
+        for (file, name, b, id) in bucket.iter() {
             if **file == *l.file() && **name == *loop_name {
-                return *id;
+                if *b == block {
+                    return *id;
+                }
+                other_block = true;
             }
         }
         let id = self.locs.len() as u32;
-        bucket.push((l.file().into(), loop_name.into(), id));
+        bucket.push((l.file().into(), loop_name.into(), block, id));
+        let mut key = format!("{loop_name}@{}:{}:{}", l.file(), l.line(), l.column());
+        if other_block {
+            key.push_str(&format!("#{block}"));
+        }
         self.locs.push(LocInfo {
-            key: format!("{loop_name}@{}:{}:{}", l.file(), l.line(), l.column()),
+            key,
             name: loop_name.to_string(),
             file: l.file().to_string(),
             line: l.line(),
             col: l.column(),
+            block,
             count: 0,
             first: index,
             last: index,
@@ -297,6 +324,7 @@ impl LocTable {
             map.entry((l.line, l.col)).or_default().push((
                 l.file.as_str().into(),
                 l.name.as_str().into(),
+                l.block,
                 i as u32,
             ));
         }
@@ -347,6 +375,35 @@ mod tests {
         Location::caller()
     }
 
+    /// The same call site and loop name on two blocks (a multi-block code's update, block by
+    /// block) are two locations, told apart by the prediction and the cache alike, and keep
+    /// their block through a checkpoint's table.
+    #[test]
+    fn a_site_run_block_by_block_is_a_location_per_block() {
+        let mut t = LocTable::default();
+        let (a, b) = (here(), here());
+        let mut ids = Vec::new();
+        for index in 0..40u64 {
+            // a on block 0, b on block 0, a on block 1, b on block 1, ...
+            let (site, block) = match index % 4 {
+                0 => (a, 0),
+                1 => (b, 0),
+                2 => (a, 1),
+                _ => (b, 1),
+            };
+            ids.push(t.id_of_site("update", site, block, index));
+        }
+        assert_eq!(&ids[..4], &[0, 1, 2, 3]);
+        assert!(ids.chunks(4).all(|c| c == [0, 1, 2, 3]), "{ids:?}");
+        let site = format!("update@{}:{}:{}", a.file(), a.line(), a.column());
+        assert_eq!(t.locs[0].key, site);
+        assert_eq!(t.locs[2].key, format!("{site}#1"));
+        assert_eq!((t.locs[0].block, t.locs[2].block), (0, 1));
+        let mut back = LocTable::from_infos(t.locs.clone(), None);
+        assert_eq!(back.id_of_site("update", a, 1, 40), 2);
+        assert_eq!(back.id_of_site("update", a, 0, 41), 0);
+    }
+
     /// Ids depend on the site and the name's text only: a name built at run time (at another
     /// address every call) finds the same location, another name at the same site its own,
     /// and many sites sharing the cache's slots keep theirs.
@@ -359,7 +416,7 @@ mod tests {
         let mut index = 0;
         let mut id = |t: &mut LocTable, name: &str, site| {
             index += 1;
-            t.id_of_site(name, site, index)
+            t.id_of_site(name, site, 0, index)
         };
         let halo = id(&mut t, "halo", a);
         let built = format!("ha{}", "lo");

@@ -16,8 +16,9 @@ use crate::location::LocInfo;
 use crate::track::HistEntry;
 
 /// Format version of [`CkptMeta`] (5: the learner's state after the liveness rewrite; 6: what
-/// checkpoints counted in passes count while a review doubts the decision).
-pub const META_VERSION: u32 = 6;
+/// checkpoints counted in passes count while a review doubts the decision; 7: a location is one
+/// per block its call site runs on).
+pub const META_VERSION: u32 = 7;
 const MAGIC: &[u8; 8] = b"OPSRMETA";
 /// Largest call log a checkpoint may inflate to (a damaged or hostile file cannot ask for more).
 const MAX_CALL_LOG: usize = 1 << 32;

@@ -245,7 +245,11 @@ fn debug_one() {
         eprintln!(
             "step {i} at {:?}: {}",
             reference.step_starts.get(i),
-            names.join(" ")
+            names
+                .iter()
+                .map(|k| oracle::short(k))
+                .collect::<Vec<_>>()
+                .join(" ")
         );
     }
     let every = EVERY[(seed % 2) as usize];

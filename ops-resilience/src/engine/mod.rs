@@ -556,7 +556,8 @@ impl LoopObserver for Resilience {
         {
             return false;
         }
-        r.locs.id_of_site(call.name, call.location, index);
+        r.locs
+            .id_of_site(call.name, call.location, call.block.index() as u32, index);
         self.index += 1;
         r.skipped += 1;
         true

@@ -382,7 +382,7 @@ impl Resilience {
                     now.key
                 )));
             };
-            if saved.name != now.name {
+            if saved.name != now.name || saved.block != now.block {
                 return Err(ResilienceError::Diverged(format!(
                     "the {} loop location this run met is `{}`, the checkpointed run's was `{}`: \
                      the program changed",

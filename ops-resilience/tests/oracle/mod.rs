@@ -15,6 +15,7 @@
 //!   and the restarted run checkpoints at the same loops as the uninterrupted one.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ops_backends::prelude::*;
@@ -30,13 +31,23 @@ pub struct Outcome {
     pub seen: Vec<u64>,
 }
 
-/// Records the name of every loop (the reference run's observer).
+/// Records the location of every loop (the reference run's observer), keyed as the resilience
+/// layer keys locations: `name@file:line:col`, with `#k` for the k-th block when the call site
+/// ran the loop on another block first. Worked out here on its own, not by the layer's code.
 #[derive(Default)]
-pub struct Names(pub Arc<Mutex<Vec<String>>>);
+pub struct Names(pub Arc<Mutex<Vec<String>>>, HashMap<String, usize>);
 
 impl LoopObserver for Names {
     fn before_loop(&mut self, _rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
-        self.0.lock().unwrap().push(plan.name.to_string());
+        let l = plan.location;
+        let site = format!("{}@{}:{}:{}", plan.name, l.file(), l.line(), l.column());
+        let block = plan.block.index();
+        let first = *self.1.entry(site.clone()).or_insert(block);
+        let key = match first == block {
+            true => site,
+            false => format!("{site}#{block}"),
+        };
+        self.0.lock().unwrap().push(key);
         LoopAction::Run
     }
 }
@@ -101,14 +112,23 @@ fn dump(ops: &mut Ops, dats: &[Dat<f64>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// A location's key as messages show it: the loop's name, with its block's `#k`.
+pub fn short(key: &str) -> String {
+    let name = key.split('@').next().unwrap_or(key);
+    match key.rsplit_once('#') {
+        Some((_, block)) => format!("{name}#{block}"),
+        None => name.to_string(),
+    }
+}
+
 /// What one run produced.
 pub struct Run {
     pub outcome: Outcome,
     pub checkpoints: Vec<Checkpoint>,
     pub step_starts: Vec<u64>,
     pub report: ops_resilience::diags::Report,
-    /// The names of the loops each step ran (the reference run only), then what ran after the
-    /// time loop.
+    /// The locations (keys) of the loops each step ran (the reference run only), then what ran
+    /// after the time loop.
     pub ran: Vec<Vec<String>>,
 }
 
@@ -252,29 +272,20 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
     }
     let loc = &learnt.report.location;
     let chosen = loc.chosen.clone().ok_or("no location was decided")?;
-    let chosen_name = chosen.split('@').next().unwrap_or_default().to_string();
-    if !candidates.contains(&chosen_name) {
+    let chosen_name = short(&chosen);
+    if !candidates.contains(&chosen) {
+        let once: Vec<String> = candidates.iter().map(|c| short(c)).collect();
         return Err(format!(
             "the chosen location `{chosen_name}` does not run once per step (those are \
-             {candidates:?})"
+             {once:?})"
         ));
     }
     // Revised once at most, besides moves out of an inner loop taken for the outer iteration
     // (to a location that runs less often: a solve nested in a solve is left one level at a
     // time).
     let runs = |key: &Option<String>| {
-        let name = key
-            .as_deref()
-            .unwrap_or_default()
-            .split('@')
-            .next()
-            .unwrap_or_default();
-        reference
-            .ran
-            .iter()
-            .flatten()
-            .filter(|n| *n == name)
-            .count()
+        let key = key.as_deref().unwrap_or_default();
+        reference.ran.iter().flatten().filter(|n| *n == key).count()
     };
     let mut previous: Option<&Option<String>> = None;
     let mut sideways = 0;
@@ -363,18 +374,22 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
     // (a checkpoint late in step k covers step k + 1, so comparing checkpoints step by step
     // would weigh different passes).
     let mut figures: Vec<(&str, f64)> = Vec::new();
-    for name in &candidates {
-        let forced = run(program, Some(config(1)), |r| r.set_location(name));
+    for key in &candidates {
+        // The whole key: a loop's name alone names it on every block.
+        let forced = run(program, Some(config(1)), |r| r.set_location(key));
         if forced.outcome != reference.outcome {
-            return Err(format!("checkpointing at `{name}` changed the results"));
+            return Err(format!(
+                "checkpointing at `{}` changed the results",
+                short(key)
+            ));
         }
         if let Some(m) = most(&steady(&forced, 0, first)) {
-            figures.push((name, m));
+            figures.push((key, m));
         }
     }
     let mine = figures
         .iter()
-        .find(|(n, _)| *n == chosen_name)
+        .find(|(n, _)| *n == chosen)
         .map(|f| f.1)
         .ok_or("the oracle's run at the learnt location took no steady checkpoint")?;
     // The learnt run's checkpoints there are regions over some of the same passes.
@@ -390,6 +405,7 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
         .copied()
         .reduce(|a, b| if b.1 < a.1 { b } else { a })
         .expect("the learnt location has a figure");
+    let best_name = short(best_name);
     if mine > 1.05 * best {
         return Err(format!(
             "the learnt location `{chosen_name}` saves up to {mine:.0} bytes, `{best_name}` \
@@ -437,7 +453,7 @@ pub fn judge(program: Program<'_>, every: u64) -> Result<Verdict, String> {
     Ok(Verdict {
         chosen: chosen_name,
         bytes: mine,
-        best: (best_name.to_string(), best),
+        best: (best_name, best),
         decided_at_step: step_of(&learnt.step_starts, since),
         checkpoints: learnt.checkpoints.len(),
     })

@@ -1126,3 +1126,218 @@ pub fn gray_scott(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     cx.end();
     Ok(vec![u, v, un, vn])
 }
+
+/// A scratch field declared at the top of every step and freed at its end, as code that keeps
+/// its temporaries local does: each step's work goes through a dataset that did not exist the
+/// step before; the total every 5 steps.
+pub fn scratch_per_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("tray", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        blob2,
+        "initial_q",
+        &grid,
+        [-1..N + 1, -1..N + 1],
+        &[Arg::idx(), q.arg(&pt, Write)],
+    )?;
+    for step in 0..30u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        let work = ops.dat::<f64, 2>(&grid, "work", n, h)?;
+        ops.par_loop(
+            smooth2,
+            "smooth",
+            &grid,
+            inner.clone(),
+            &[q.arg(&five, Read), work.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            blend2,
+            "blend",
+            &grid,
+            inner.clone(),
+            &[work.arg(&pt, Read), q.arg(&pt, ReadWrite), Arg::global(0.5)],
+        )?;
+        ops.free_dat(&work)?;
+        if step % 5 == 4 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![q])
+}
+
+/// Conway's game of life on integer cells, the boards swapped by handle, with a floating-point
+/// age per cell updated every step and the live cells counted every 4 steps; the board is
+/// copied into a floating-point field at the end.
+pub fn life(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 20;
+    let ops = &mut cx.ops;
+    let grid = ops.block("board", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut cells = ops.dat::<i32, 2>(&grid, "cells", n, h)?;
+    let mut next = ops.dat::<i32, 2>(&grid, "next", n, h)?;
+    let age = ops.dat::<f64, 2>(&grid, "age", n, h)?;
+    let board = ops.dat::<f64, 2>(&grid, "board", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let nine = ops.stencil(
+        "s9",
+        &[
+            [0, 0],
+            [1, 0],
+            [-1, 0],
+            [0, 1],
+            [0, -1],
+            [1, 1],
+            [-1, 1],
+            [1, -1],
+            [-1, -1],
+        ],
+    )?;
+    let alive = ops.reduction::<f64>("alive", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        life_init2,
+        "seed",
+        &grid,
+        inner.clone(),
+        &[Arg::idx(), cells.arg(&pt, Write)],
+    )?;
+    for d in [&age, &board] {
+        ops.par_loop(
+            zero_halo2,
+            "clear",
+            &grid,
+            all.clone(),
+            &[d.arg(&pt, Write)],
+        )?;
+    }
+    for step in 0..36u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            life_step2,
+            "generation",
+            &grid,
+            inner.clone(),
+            &[cells.arg(&nine, Read), next.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            life_age2,
+            "age",
+            &grid,
+            inner.clone(),
+            &[next.arg(&pt, Read), age.arg(&pt, ReadWrite)],
+        )?;
+        std::mem::swap(&mut cells, &mut next);
+        if step % 4 == 3 {
+            cx.ops.par_loop(
+                life_count2,
+                "count",
+                &grid,
+                inner.clone(),
+                &[cells.arg(&pt, Read), alive.arg()],
+            )?;
+            cx.result(&alive)?;
+        }
+    }
+    cx.end();
+    cx.ops.par_loop(
+        life_final2,
+        "final_board",
+        &grid,
+        inner,
+        &[cells.arg(&pt, Read), board.arg(&pt, Write)],
+    )?;
+    Ok(vec![age, board])
+}
+
+/// A domain in two blocks, each advanced by the same code (the same call sites and loop names,
+/// block by block), the interface exchanged on the host every step: each block's edge column is
+/// fetched and set into the other's halo; the total of both every 6 steps.
+pub fn two_blocks(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    let mut blocks = Vec::new();
+    for name in ["west", "east"] {
+        let b = ops.block(name, 2)?;
+        let q = ops.dat::<f64, 2>(&b, "q", n, h)?;
+        let qn = ops.dat::<f64, 2>(&b, "q_next", n, h)?;
+        blocks.push((b, q, qn));
+    }
+    for (b, q, qn) in &blocks {
+        ops.par_loop(
+            blob2,
+            "initial_q",
+            b,
+            all.clone(),
+            &[Arg::idx(), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(zero_halo2, "clear", b, all.clone(), &[qn.arg(&pt, Write)])?;
+    }
+    for step in 0..30u32 {
+        cx.step();
+        // The interface: west's last column into east's left halo, east's first into west's
+        // right halo.
+        let (w, e) = (&blocks[0].1, &blocks[1].1);
+        let west_edge = cx.ops.fetch_range(w, [N - 1..N, 0..N])?;
+        let east_edge = cx.ops.fetch_range(e, [0..1, 0..N])?;
+        cx.ops.set_range(e, [-1..0, 0..N], &west_edge)?;
+        cx.ops.set_range(w, [N..N + 1, 0..N], &east_edge)?;
+        for (b, q, qn) in &blocks {
+            let ops = &mut cx.ops;
+            ops.par_loop(
+                diffuse2,
+                "diffuse",
+                b,
+                inner.clone(),
+                &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
+            )?;
+            ops.par_loop(
+                copy2,
+                "advance",
+                b,
+                inner.clone(),
+                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        if step % 6 == 5 {
+            for (b, q, _) in &blocks {
+                cx.ops.par_loop(
+                    total2,
+                    "total",
+                    b,
+                    inner.clone(),
+                    &[q.arg(&pt, Read), total.arg()],
+                )?;
+                cx.result(&total)?;
+            }
+        }
+    }
+    cx.end();
+    Ok(blocks.into_iter().flat_map(|(_, q, qn)| [q, qn]).collect())
+}

@@ -442,3 +442,50 @@ pub fn seed_v2(idx: Idx, v: Write<f64>) {
     let near = (idx[0] - 8).abs() < 3 && (idx[1] - 9).abs() < 3;
     v[(0, 0)] = if near { 0.25 } else { 0.0 };
 }
+
+#[kernel]
+pub fn life_init2(idx: Idx, c: Write<i32>) {
+    c[(0, 0)] = if (idx[0] * 7 + idx[1] * 13 + idx[0] * idx[1]) % 5 < 2 {
+        1
+    } else {
+        0
+    };
+}
+
+/// Conway's rule on a torus-free board (the halo stays dead).
+#[kernel]
+pub fn life_step2(c: Read<i32>, out: Write<i32>) {
+    let n = c[(-1, -1)]
+        + c[(0, -1)]
+        + c[(1, -1)]
+        + c[(-1, 0)]
+        + c[(1, 0)]
+        + c[(-1, 1)]
+        + c[(0, 1)]
+        + c[(1, 1)];
+    out[(0, 0)] = if n == 3 || (n == 2 && c[(0, 0)] == 1) {
+        1
+    } else {
+        0
+    };
+}
+
+/// How long each cell has been alive, in steps, decaying while it is dead.
+#[kernel]
+pub fn life_age2(c: Read<i32>, age: ReadWrite<f64>) {
+    age[(0, 0)] = if c[(0, 0)] == 1 {
+        age[(0, 0)] + 1.0
+    } else {
+        0.5 * age[(0, 0)]
+    };
+}
+
+#[kernel]
+pub fn life_count2(c: Read<i32>, s: Sum<f64>) {
+    s += c[(0, 0)] as f64;
+}
+
+#[kernel]
+pub fn life_final2(c: Read<i32>, out: Write<f64>) {
+    out[(0, 0)] = c[(0, 0)] as f64;
+}

@@ -152,6 +152,21 @@ fn two_coupled_fields_through_one_boundary_helper() {
 }
 
 #[test]
+fn a_scratch_field_declared_and_freed_in_every_step() {
+    check("scratch per step", &scratch_per_step);
+}
+
+#[test]
+fn the_game_of_life_on_integer_cells() {
+    check("life", &life);
+}
+
+#[test]
+fn a_domain_in_two_blocks_advanced_block_by_block() {
+    check("two blocks", &two_blocks);
+}
+
+#[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
     let name = std::env::var("OPS_PROGRAM").unwrap();
@@ -173,15 +188,18 @@ fn debug_program() {
         "one-loop" => &one_loop_per_step,
         "host" => &host_coupled,
         "gray-scott" => &gray_scott,
+        "scratch" => &scratch_per_step,
+        "life" => &life,
+        "two-blocks" => &two_blocks,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
     for (i, s) in reference.ran.iter().enumerate() {
         let mut c: Vec<(String, usize)> = Vec::new();
-        for n in s {
-            match c.iter_mut().find(|(m, _)| m == n) {
+        for n in s.iter().map(|k| oracle::short(k)) {
+            match c.iter_mut().find(|(m, _)| *m == n) {
                 Some((_, k)) => *k += 1,
-                None => c.push((n.clone(), 1)),
+                None => c.push((n, 1)),
             }
         }
         let c: Vec<String> = c
