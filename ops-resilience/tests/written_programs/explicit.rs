@@ -1,7 +1,8 @@
 //! Explicit programs: advection with sub-cycles and monitors, Runge-Kutta stages, a rotating
 //! wave, a split scheme, a scheme that changes after a spin-up, fixed sub-steps, a time loop to
-//! an end time, a tracer released mid-run, a one-loop step, a code coupled to the host and two
-//! fields through one boundary helper.
+//! an end time, a tracer released mid-run, a one-loop step, a code coupled to the host, two
+//! fields through one boundary helper, a scratch field per step, the game of life, a domain in
+//! two blocks, and a spin-up before the production run.
 
 use ops_backends::prelude::*;
 
@@ -1340,4 +1341,93 @@ pub fn two_blocks(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     }
     cx.end();
     Ok(blocks.into_iter().flat_map(|(_, q, qn)| [q, qn]).collect())
+}
+
+/// Two time loops one after the other, as a spin-up on a coarse grid followed by the
+/// production run on a fine one: the coarse field relaxes for 16 steps (not counted as time
+/// steps: the spin-up is part of the start-up), is carried to the fine grid on the host, and
+/// the fine field is advected and diffused for 40 steps, its total every 8.
+pub fn spin_up_then_production(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const C: i32 = 8;
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let coarse = ops.block("coarse", 2)?;
+    let fine = ops.block("fine", 2)?;
+    let h = Halo::uniform(1);
+    let mut a = ops.dat::<f64, 2>(&coarse, "a", [C as usize; 2], h)?;
+    let mut b = ops.dat::<f64, 2>(&coarse, "b", [C as usize; 2], h)?;
+    let q = ops.dat::<f64, 2>(&fine, "q", [N as usize; 2], h)?;
+    let qn = ops.dat::<f64, 2>(&fine, "q_next", [N as usize; 2], h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let back = ops.stencil("xb", &[[0, 0], [-1, 0]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    ops.par_loop(
+        blob2,
+        "coarse_init",
+        &coarse,
+        [-1..C + 1, -1..C + 1],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        copy2,
+        "coarse_copy",
+        &coarse,
+        [-1..C + 1, -1..C + 1],
+        &[a.arg(&pt, Read), b.arg(&pt, Write)],
+    )?;
+    for _ in 0..16 {
+        ops.par_loop(
+            smooth2,
+            "spin_up",
+            &coarse,
+            [0..C, 0..C],
+            &[a.arg(&five, Read), b.arg(&pt, Write)],
+        )?;
+        std::mem::swap(&mut a, &mut b);
+    }
+    // Onto the fine grid: each coarse point to four fine ones.
+    let c = ops.fetch_data(&a)?;
+    let f: Vec<f64> = (0..N * N)
+        .map(|i| c[((i / N / 2) * C + (i % N) / 2) as usize])
+        .collect();
+    ops.set_data(&q, &f)?;
+    ops.par_loop(
+        zero_halo2,
+        "clear",
+        &fine,
+        [-1..N + 1, -1..N + 1],
+        &[qn.arg(&pt, Write)],
+    )?;
+    let inner = [0..N, 0..N];
+    for step in 0..40u32 {
+        cx.step();
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            upwind2,
+            "advect",
+            &fine,
+            inner.clone(),
+            &[q.arg(&back, Read), qn.arg(&pt, Write), Arg::global(0.3)],
+        )?;
+        ops.par_loop(
+            diffuse2,
+            "diffuse",
+            &fine,
+            inner.clone(),
+            &[qn.arg(&five, Read), q.arg(&pt, Write), Arg::global(0.1)],
+        )?;
+        if step % 8 == 7 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &fine,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![a, b, q, qn])
 }

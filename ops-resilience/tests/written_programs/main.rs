@@ -9,7 +9,9 @@
 //! identical calls, two solves one after the other in each step, a time loop run to an end time
 //! with output by simulated time, a tracer released mid-run with a front that grows, a step of
 //! one loop, a code coupled to the host through `set`, two coupled fields put through one
-//! boundary helper, and two known limits: an advection code that changes its scheme after a
+//! boundary helper, a scratch field declared and freed every step, the game of life on integer
+//! cells, a domain in two blocks advanced block by block, a spin-up time loop followed by the
+//! production run, and two known limits: an advection code that changes its scheme after a
 //! spin-up, and a step that starts with its solve. Each is judged by the brute-force oracle
 //! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
 //! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
@@ -167,6 +169,11 @@ fn a_domain_in_two_blocks_advanced_block_by_block() {
 }
 
 #[test]
+fn a_spin_up_time_loop_then_the_production_run() {
+    check("spin-up then production", &spin_up_then_production);
+}
+
+#[test]
 #[ignore = "debugging aid: OPS_PROGRAM=<name> ... -- --ignored --nocapture"]
 fn debug_program() {
     let name = std::env::var("OPS_PROGRAM").unwrap();
@@ -191,6 +198,7 @@ fn debug_program() {
         "scratch" => &scratch_per_step,
         "life" => &life,
         "two-blocks" => &two_blocks,
+        "spin-up" => &spin_up_then_production,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
