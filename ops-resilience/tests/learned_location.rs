@@ -61,21 +61,22 @@ const KNOWN_LIMITS: &[(u64, &str)] = &[
     (0x1ea4_0000 + 454, "checkpoints counted in steps"),
     (0x1ea4_0000 + 485, "checkpoints counted in steps"),
     (0x1ea4_0000 + 586, "checkpoints at steps"),
-    (0x1ea4_0000 + 759, "checkpoints counted in steps"),
     (0x1ea4_0000 + 515, "the chosen location"),
     (0x1ea4_0000 + 605, "the chosen location"),
     (0x1ea4_0000 + 617, "the chosen location"),
-    (0x1ea4_0000 + 633, "the chosen location"),
     (0x1ea4_0000 + 718, "the chosen location"),
     (0x1ea4_0000 + 732, "the chosen location"),
-    (0x1ea4_0000 + 823, "the chosen location"),
 ];
 
 /// Seeds judged with the default ones in every run: drawn seeds that failed once (the first
 /// decided nothing in its 27 steps; the next three missed in known kinds until inner loops
 /// iterating on reduced values, a review's fair comparison and waits on a broken location's
 /// pass were added), and the misses among the fixed seeds 300 to 899 (fifteen of 600, all in
-/// [`KNOWN_KINDS`] but one), with two that prove the count across a move.
+/// [`KNOWN_KINDS`] but one), with two that prove the count across a move. Since the generator
+/// added a halo helper run field by field (to three programs in ten), some of these programs
+/// changed: the third of the first four then chose a branch taken in every step while
+/// learning, and kept it when it was skipped, until the decided passes were told apart from
+/// the chosen location's own recurrence (`Learner::try_revise`).
 const FOUND: &[u64] = &[
     104_372_892_753_659,
     104_372_022_217_803,
@@ -153,6 +154,10 @@ fn describe(p: &Prog) -> String {
             ),
             programs::Item::SubCycle { every, times, body } => format!(
                 "every {every} steps {times} x [{}]",
+                body.iter().map(op).collect::<Vec<_>>().join("; ")
+            ),
+            programs::Item::Each(body) => format!(
+                "each field [{}]",
                 body.iter().map(op).collect::<Vec<_>>().join("; ")
             ),
             programs::Item::Branch { fetched, body } => format!(

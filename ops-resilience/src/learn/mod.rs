@@ -981,13 +981,16 @@ impl Learner {
         // The decided passes as the new analysis sees them: the level holding the chosen
         // location and most of their other boundaries (then the one anchored where they were,
         // then the finest). Boundaries that run more often since (an inner loop that iterated
-        // once until the decision) fall out of it.
+        // once until the decision) fall out of it. The chosen location's own recurrence, alone,
+        // is not them: a branch taken in every step so far, then skipped now and then, recurs
+        // every step or two, a level of which it is the only member.
         let shared = |l: &Level| {
             l.members
                 .iter()
                 .filter(|m| d.level.members.contains(m))
                 .count()
         };
+        let alone = d.level.members.len() == 1;
         let current = self
             .levels
             .iter()
@@ -995,8 +998,12 @@ impl Learner {
             .max_by_key(|l| {
                 // Once the chosen location was seen to go, levels without it come first (the
                 // members that repeated with it are an inner loop's).
-                let holds = l.members.contains(&from) != broken;
-                (holds, shared(l), l.anchor == d.level.anchor, l.passes)
+                let holds = l.members.contains(&from);
+                let first = match broken {
+                    true => !holds,
+                    false => holds && (alone || shared(l) > 1),
+                };
+                (first, shared(l), l.anchor == d.level.anchor, l.passes)
             });
         // No eligible level holds any decided boundary, though the recording is long enough for
         // the decided passes to form one: they are not what the program repeats (an inner loop

@@ -1,8 +1,9 @@
 //! Random time-stepping programs for the location learner's property test: a start-up that
 //! computes geometry and initial fields, then an outer loop (the time step) whose body holds
 //! per-step loops, 1 to 3 inner loops whose trip counts come from reductions, sub-cycles every
-//! k steps, branches taken on a fetched value, rare loops every r steps and double buffers
-//! swapped by handles; several stencils and halo depths; 1, 2 or 3 dimensions; a final loop
+//! k steps, branches taken on a fetched value, rare loops every r steps, a halo helper run
+//! field by field (one location, another dataset each call) and double buffers swapped by
+//! handles; several stencils and halo depths; 1, 2 or 3 dimensions; a final loop
 //! after the time loop. The generator knows which loops run exactly once per step: the
 //! boundaries the brute-force oracle tries.
 #![allow(dead_code)]
@@ -176,6 +177,9 @@ pub enum Item {
     Branch { fetched: D, body: Vec<Op> },
     /// Every `every` steps (at step `every - 1`, `2 every - 1`, ...).
     Rare { every: u32, body: Vec<Op> },
+    /// One helper run for each of several fields in turn: the same loop name and call site
+    /// (one location), another dataset each call.
+    Each(Vec<Op>),
     /// Swaps the handles of the double buffer.
     Swap,
 }
@@ -331,6 +335,29 @@ pub fn generate(seed: u64) -> Prog {
                 body,
             },
         );
+    }
+    // A halo helper run field by field (from a stream of its own, so that the programs drawn
+    // before it came keep their other items).
+    let mut own = Rng(seed ^ 0x5eed_f1e1_d5ee_d5ed);
+    if own.chance(0.3) {
+        let mut fields: Vec<usize> = (1..=FIELDS).collect();
+        let keep = 2 + own.below(2) as usize;
+        while fields.len() > keep {
+            fields.remove(own.below(fields.len() as u64) as usize);
+        }
+        let each = fields
+            .into_iter()
+            .map(|f| Op {
+                name: "each_field".into(),
+                kind: Kind::Halo,
+                src: D::F(f),
+                aux: D::F(f),
+                dst: D::F(f),
+                g: 0.5,
+            })
+            .collect();
+        let at = own.below(step.len() as u64 + 1) as usize;
+        step.insert(at, Item::Each(each));
     }
     // The double buffer: a loop computing the next values from the current ones, then the swap.
     step.push(Item::Loop(Op {
@@ -592,6 +619,7 @@ impl World {
                         self.ops_seq(&mut cx.ops, body)?;
                     }
                 }
+                Item::Each(body) => self.ops_seq(&mut cx.ops, body)?,
                 Item::Swap => self.buf.swap(0, 1),
             }
         }
