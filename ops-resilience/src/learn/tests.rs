@@ -411,3 +411,29 @@ fn a_region_is_measured_once_however_long_the_recording() {
         );
     }
 }
+
+#[test]
+fn a_branch_chosen_while_always_taken_is_left_once_it_is_skipped() {
+    // Datasets: 0 = u (128 points), 1 = v (64), 2 = w (8), 3 = geometry. Step: a makes v from
+    // u, the branch b makes w from v (taken in every step until step 12, then skipped every
+    // fourth step), c makes u from v and w. Before b only v is live: the cheapest boundary,
+    // until b is seen not to run in every step.
+    let sizes = [128, 64, 8, 64];
+    let mut loops = vec![(9, vec![], vec![3])];
+    for step in 0..40 {
+        loops.push((0, vec![0, 3], vec![1]));
+        if step < 12 || step % 4 != 3 {
+            loops.push((1, vec![1], vec![2]));
+        }
+        loops.push((2, vec![1, 2], vec![0]));
+    }
+    let mut l = Learner::default();
+    let events = run(&mut l, &sizes, &[0, 1, 2], &loops);
+    assert_eq!(events[0].1, Event::Decided, "{events:?}");
+    let d = l.decision().unwrap();
+    assert_ne!(
+        d.location, 1,
+        "the skipped branch is still chosen: {events:?}"
+    );
+    assert!(d.level.members.contains(&0) && d.level.members.contains(&2));
+}
