@@ -2,7 +2,7 @@
 //! wave, a split scheme, a scheme that changes after a spin-up, fixed sub-steps, a time loop to
 //! an end time, a tracer released mid-run, a one-loop step, a code coupled to the host, two
 //! fields through one boundary helper, a scratch field per step, the game of life, a domain in
-//! two blocks, and a spin-up before the production run.
+//! two blocks, a spin-up before the production run, and an ensemble run member by member.
 
 use ops_backends::prelude::*;
 
@@ -1010,7 +1010,7 @@ pub fn host_coupled(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 
 /// Mirror boundaries of `d`, as a helper every field goes through: the same four call sites
 /// and loop name whichever field it is given.
-fn reflect(ops: &mut Ops, grid: &Block, d: &Dat<f64>, n: i32) -> Result<()> {
+pub fn reflect(ops: &mut Ops, grid: &Block, d: &Dat<f64>, n: i32) -> Result<()> {
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let (xp, xm) = (
         ops.stencil("x1", &[[1, 0]])?,
@@ -1430,4 +1430,71 @@ pub fn spin_up_then_production(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     }
     cx.end();
     Ok(vec![a, b, q, qn])
+}
+
+/// An ensemble run in one program: three members, each starting from its own initial field
+/// (the start-up loops run again at the top of each member) and stepped 20 times; the steps of
+/// all members count as time steps; the total at the end of each member.
+pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("member", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let qn = ops.dat::<f64, 2>(&grid, "q_next", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    for member in 0..3u32 {
+        let ops = &mut cx.ops;
+        ops.par_loop(
+            blob2,
+            "member_init",
+            &grid,
+            all.clone(),
+            &[Arg::idx(), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            blend2,
+            "perturb",
+            &grid,
+            all.clone(),
+            &[
+                q.arg(&pt, Read),
+                qn.arg(&pt, ReadWrite),
+                Arg::global(0.1 * member as f64),
+            ],
+        )?;
+        for _ in 0..20u32 {
+            cx.step();
+            let ops = &mut cx.ops;
+            ops.par_loop(
+                diffuse2,
+                "diffuse",
+                &grid,
+                inner.clone(),
+                &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
+            )?;
+            ops.par_loop(
+                copy2,
+                "advance",
+                &grid,
+                inner.clone(),
+                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        cx.ops.par_loop(
+            total2,
+            "member_total",
+            &grid,
+            inner.clone(),
+            &[q.arg(&pt, Read), total.arg()],
+        )?;
+        cx.result(&total)?;
+    }
+    cx.end();
+    Ok(vec![q, qn])
 }
