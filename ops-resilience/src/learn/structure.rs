@@ -51,17 +51,56 @@ pub struct Trace<'a> {
 }
 
 impl Trace<'_> {
-    /// True when some loop of location `x` writes a dataset. One that writes none only looks
-    /// at the state (a monitor's reduction, an output's fetch), whatever the program then does
-    /// with what it saw.
-    pub fn writes(&self, x: u32) -> bool {
+    /// True when, in the slots `span`, the rest (`rest` tells its locations) carries on the
+    /// state the other loops of the span left: some loop of the rest writes a dataset, and
+    /// either reads what the others wrote (and no loop of the rest overwrote since: the prefix
+    /// of a time step reads what its solve wrote) or leaves some of it for them. A rest that
+    /// writes nothing only looks at the state (a monitor's reduction, an output's fetch); one
+    /// that overwrites all of it before reading any starts afresh (an ensemble's next member),
+    /// when `afresh` allows it (else a rest that writes carries). True without footprints.
+    pub fn carries(
+        &self,
+        rest: &dyn Fn(u32) -> bool,
+        span: std::ops::Range<usize>,
+        afresh: bool,
+    ) -> bool {
         let Some(table) = self.footprints else {
             return true;
         };
-        self.locs
-            .iter()
-            .zip(self.fps)
-            .any(|(&l, &f)| l == x && !table.get(f).writes.is_empty())
+        let mut written: Vec<(u32, crate::boxes::BoxList)> = Vec::new();
+        let mut writes = false;
+        for i in span {
+            let f = table.get(self.fps[i]);
+            if rest(self.locs[i]) {
+                if f.writes.is_empty() {
+                    continue;
+                }
+                writes = true;
+                if !afresh {
+                    return true;
+                }
+                let theirs = f
+                    .reads
+                    .iter()
+                    .any(|(d, b)| written.iter().any(|(w, list)| w == d && list.overlaps(b)));
+                if theirs {
+                    return true;
+                }
+                for (d, b) in &f.writes {
+                    if let Some((_, list)) = written.iter_mut().find(|(w, _)| w == d) {
+                        list.remove(b);
+                    }
+                }
+            } else {
+                for (d, b) in &f.writes {
+                    match written.iter_mut().find(|(w, _)| w == d) {
+                        Some((_, list)) => list.add(*b),
+                        None => written.push((*d, crate::boxes::BoxList::from_box(*b))),
+                    }
+                }
+            }
+        }
+        writes && written.iter().any(|(_, list)| !list.is_empty())
     }
 
     /// True when `inner`'s iterations each end with a value handed to the program: every
@@ -511,9 +550,10 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
 /// one, the second alone a branch not taken in only a few steps so far. When the trip count
 /// does not vary or is mostly one (`strict`), the grouping could as well be a periodic loop
 /// or a branch of the step, so the rest must then be twice as long and hold as many loops as
-/// the body.
+/// the body. Either way the rest must carry the state on ([`Trace::carries`]): a monitor only
+/// looks at it, an ensemble's next member starts afresh.
 pub fn outside(t: Trace<'_>, inner: u32, outer: u32, strict: bool) -> bool {
-    Passes::of(t.locs, inner).outside(outer, strict, &|x| t.writes(x))
+    Passes::of(t.locs, inner).outside(outer, strict, t)
 }
 
 /// The complete passes of the level anchored at one location (from one occurrence to the
@@ -521,6 +561,8 @@ pub fn outside(t: Trace<'_>, inner: u32, outer: u32, strict: bool) -> bool {
 /// once for every location asked about.
 pub struct Passes {
     words: usize,
+    /// Where each pass starts (slot).
+    starts: Vec<usize>,
     lens: Vec<usize>,
     /// `words` bits per pass, by location id.
     sets: Vec<u64>,
@@ -532,6 +574,7 @@ impl Passes {
         let words = trace.iter().max().map_or(0, |&m| m as usize / 64 + 1);
         let mut p = Passes {
             words,
+            starts: Vec::new(),
             lens: Vec::new(),
             sets: Vec::new(),
         };
@@ -540,6 +583,7 @@ impl Passes {
         for (i, &l) in trace.iter().enumerate() {
             if l == inner {
                 if let Some(f) = from {
+                    p.starts.push(f);
                     p.lens.push(i - f);
                     p.sets.extend_from_slice(&pass);
                     pass.fill(0);
@@ -553,9 +597,9 @@ impl Passes {
         p
     }
 
-    /// [`outside`] for `outer`; `writes` tells a location whose loops write a dataset
-    /// ([`Trace::writes`]).
-    pub fn outside(&self, outer: u32, strict: bool, writes: &dyn Fn(u32) -> bool) -> bool {
+    /// [`outside`] for `outer`, in the passes of trace `t` ([`Trace::carries`] reads its
+    /// footprints).
+    pub fn outside(&self, outer: u32, strict: bool, t: Trace<'_>) -> bool {
         let (ow, ob) = (outer as usize / 64, 1u64 << (outer % 64));
         if ow >= self.words {
             return false;
@@ -587,18 +631,31 @@ impl Passes {
         } else {
             with_lens.iter().all(|&len| 2 * len >= 3 * usual) && 2 * only_with >= without
         };
-        // The rest of a time step changes the state its inner loop iterates on; loops that
-        // write nothing only look at it (a monitor every few steps of a one-loop step makes
-        // its passes twice as long).
-        long && rest.iter().enumerate().any(|(w, &bits)| {
-            let mut bits = bits;
-            let mut any = false;
-            while bits != 0 && !any {
-                any = writes((w * 64) as u32 + bits.trailing_zeros());
-                bits &= bits - 1;
-            }
-            any
-        })
+        // The rest of a time step carries on the state its inner loop iterates on: loops that
+        // write nothing only look at it (a monitor every ten steps of a one-loop step makes its
+        // passes twice as long), and loops that overwrite all of it first start afresh (an
+        // ensemble's next member). Read in the first pass holding `outer` and the one before.
+        let is_rest = |x: u32| {
+            let (w, b) = (x as usize / 64, 1u64 << (x % 64));
+            rest.get(w).is_some_and(|r| r & b != 0)
+        };
+        // A fresh start every few iterations, up to [`MAX_STAGES`] (before the first of them
+        // too), is taken for stages of one step whose work the rest overwrites, not for members
+        // of an ensemble.
+        let holding: Vec<usize> = (self.sets.chunks_exact(self.words))
+            .enumerate()
+            .filter(|(_, set)| set[ow] & ob != 0)
+            .map(|(k, _)| k)
+            .collect();
+        let afresh = holding.first().is_some_and(|&k| k as u64 > MAX_STAGES)
+            || holding
+                .windows(2)
+                .any(|w| (w[1] - w[0]) as u64 > MAX_STAGES);
+        long && {
+            let k = holding[0];
+            let from = self.starts[k.saturating_sub(1)];
+            t.carries(&is_rest, from..self.starts[k] + self.lens[k], afresh)
+        }
     }
 }
 
@@ -676,7 +733,7 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level, seen: &Seen) -> Op
         }
         let grave = passes
             .get_or_insert_with(|| Passes::of(trace, level.anchor))
-            .outside(x, false, &|y| t.writes(y));
+            .outside(x, false, t);
         if !grave && first(x) >= start {
             continue;
         }
@@ -1145,7 +1202,7 @@ mod tests {
         let levels = analyse(&tr);
         let (step, monitor) = (level_of(&levels, 'r'), id('m'));
         assert!(outside(bare, step.anchor, monitor, true), "lengths alone");
-        assert!(!seen.writes(monitor) && seen.writes(step.anchor));
+        assert!(!seen.carries(&|x| x == monitor, 0..tr.len(), true));
         assert!(!outside(seen, step.anchor, monitor, true));
         assert!(!outside(seen, step.anchor, monitor, false));
     }

@@ -1433,7 +1433,8 @@ pub fn spin_up_then_production(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 }
 
 /// An ensemble run in one program: three members, each starting from its own initial field
-/// (the start-up loops run again at the top of each member) and stepped 20 times; the steps of
+/// (the start-up loops run again at the top of each member, from nothing the previous member
+/// left) and stepped 20 times; the steps of
 /// all members count as time steps; the total at the end of each member.
 pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     const N: i32 = 12;
@@ -1458,13 +1459,13 @@ pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
             &[Arg::idx(), q.arg(&pt, Write)],
         )?;
         ops.par_loop(
-            blend2,
+            diffuse2,
             "perturb",
             &grid,
-            all.clone(),
+            inner.clone(),
             &[
-                q.arg(&pt, Read),
-                qn.arg(&pt, ReadWrite),
+                q.arg(&five, Read),
+                qn.arg(&pt, Write),
                 Arg::global(0.1 * member as f64),
             ],
         )?;
