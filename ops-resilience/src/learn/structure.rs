@@ -383,12 +383,13 @@ pub const MAX_STAGES: u64 = 4;
 ///   steps repeats its calls). A trip count that never varies is not enough with a value at
 ///   the end of each iteration: a time step that ends with a reduction, with a monitor every
 ///   few steps, asks as often;
-/// - or, whatever ran first, `outer` runs [`outside`] `inner`'s iterations, where a large part
+/// - or, whatever ran first, `outer` runs [`Passes::outside`] `inner`'s iterations, where a large part
 ///   of the program runs only between them (by the strict sign unless `inner` iterates on
 ///   data).
 ///
 /// Either way `inner` runs [`directly`] inside `outer`'s iterations, once per iteration.
-pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
+/// `cache` builds the passes of `inner`'s level once for the several questions a selection asks.
+pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level, cache: &mut PassCache<'_>) -> bool {
     let Some(counts) = inside_trips(t, inner, outer) else {
         return false;
     };
@@ -405,7 +406,29 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
     if preceded && (driven || (iterates && staged())) {
         return true;
     }
-    items(t, inner, outer.anchor) || outside(t, inner.anchor, outer.anchor, !driven)
+    items(t, inner, outer.anchor) || cache.of(inner.anchor).outside(outer.anchor, !driven, t)
+}
+
+/// The passes of one level at a time ([`Passes`]), built once for the several questions one
+/// selection asks of them.
+pub struct PassCache<'a> {
+    trace: &'a [u32],
+    built: Option<(u32, Passes)>,
+}
+
+impl<'a> PassCache<'a> {
+    /// Nothing built yet, for `trace`.
+    pub fn new(trace: &'a [u32]) -> PassCache<'a> {
+        PassCache { trace, built: None }
+    }
+
+    /// The passes of the level anchored at `anchor`.
+    pub fn of(&mut self, anchor: u32) -> &Passes {
+        if self.built.as_ref().map(|b| b.0) != Some(anchor) {
+            self.built = Some((anchor, Passes::of(self.trace, anchor)));
+        }
+        &self.built.as_ref().expect("built above").1
+    }
 }
 
 /// True when `inner`'s iterations are items of one iteration of `outer`, not iterations in
@@ -414,22 +437,37 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
 /// by block). A loop that runs after the last item (the step's update) looks, by the trace of
 /// locations alone, like a loop run every few steps.
 pub fn items(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
-    let outer_at: Vec<usize> = (0..t.locs.len()).filter(|&i| t.locs[i] == outer).collect();
-    let inner_at: Vec<usize> = (0..t.locs.len())
-        .filter(|&i| t.locs[i] == inner.anchor)
-        .collect();
-    // The passes of `outer` whose iterations of `inner` are complete (one opens after them).
-    let last = inner_at.last().copied().unwrap_or(0);
-    let mut passes = outer_at.windows(2).filter(|pass| pass[1] < last).peekable();
-    passes.peek().is_some()
-        && passes.all(|pass| {
-            // Two iterations of `inner`, both opened in the pass.
-            inner_at.windows(3).any(|w| {
-                (pass[0]..pass[1]).contains(&w[0])
-                    && (pass[0]..pass[1]).contains(&w[1])
-                    && apart(t, inner, w[0]..w[1], w[1]..w[2])
-            })
-        })
+    if t.footprints.is_none() {
+        return false;
+    }
+    let locs = t.locs;
+    let anchor = inner.anchor;
+    let next = |from: usize, l: u32| locs[from..].iter().position(|&x| x == l).map(|k| from + k);
+    let Some(mut open) = next(0, outer) else {
+        return false;
+    };
+    let mut seen = false;
+    // Pass by pass, stopping at the first that holds no items: most levels tell at once.
+    while let Some(close) = next(open + 1, outer) {
+        // The iterations of `inner` opened in the pass, with the one after the last.
+        let mut at: Vec<usize> = (open..close).filter(|&i| locs[i] == anchor).collect();
+        let Some(&last) = at.last() else {
+            return false;
+        };
+        match next(last + 1, anchor) {
+            Some(after) => at.push(after),
+            None => break, // the pass's last iteration is not complete yet
+        }
+        if !at
+            .windows(3)
+            .any(|w| apart(t, inner, w[0]..w[1], w[1]..w[2]))
+        {
+            return false;
+        }
+        seen = true;
+        open = close;
+    }
+    seen
 }
 
 /// Passes of `level` read to tell whether it iterates over items ([`items_lately`]).
@@ -463,15 +501,14 @@ fn apart(
     let written: Vec<u32> = prev
         .flat_map(|i| table.get(t.fps[i]).writes.iter().map(|w| w.0))
         .collect();
+    // Most passes tell at their first read (an iteration in time reads what the one before
+    // wrote): a plain scan.
     !written.is_empty()
         && next
             .filter(|&i| level.core.binary_search(&t.locs[i]).is_ok())
             .all(|i| {
-                table
-                    .get(t.fps[i])
-                    .reads
-                    .iter()
-                    .all(|r| !written.contains(&r.0))
+                let reads = &table.get(t.fps[i]).reads;
+                reads.iter().all(|r| !written.contains(&r.0))
             })
 }
 
@@ -540,24 +577,8 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
     })
 }
 
-/// True when `outer` runs outside the iterations of the level anchored at `inner`, where the
-/// program has left an inner loop for the rest of its time step. Two signs, both needed: the
-/// passes of the inner level that hold `outer` are all half again as long as its usual pass
-/// without it, and the loops that run only in those passes (the rest of the step) number at
-/// least half the loops of the passes without it (the inner loop's body). A branch or a
-/// periodic loop of the time step adds a loop or two to passes that run the whole step: the
-/// first sign alone takes a branch taken in steps whose solver happened to iterate longer for
-/// one, the second alone a branch not taken in only a few steps so far. When the trip count
-/// does not vary or is mostly one (`strict`), the grouping could as well be a periodic loop
-/// or a branch of the step, so the rest must then be twice as long and hold as many loops as
-/// the body. Either way the rest must carry the state on ([`Trace::carries`]): a monitor only
-/// looks at it, an ensemble's next member starts afresh.
-pub fn outside(t: Trace<'_>, inner: u32, outer: u32, strict: bool) -> bool {
-    Passes::of(t.locs, inner).outside(outer, strict, t)
-}
-
 /// The complete passes of the level anchored at one location (from one occurrence to the
-/// next), each with its length and the set of locations it ran: what [`outside`] reads, built
+/// next), each with its length and the set of locations it ran: what [`Passes::outside`] reads, built
 /// once for every location asked about.
 pub struct Passes {
     words: usize,
@@ -597,8 +618,19 @@ impl Passes {
         p
     }
 
-    /// [`outside`] for `outer`, in the passes of trace `t` ([`Trace::carries`] reads its
-    /// footprints).
+    /// True when `outer` runs outside the iterations of this level, where the
+    /// program has left an inner loop for the rest of its time step. Two signs, both needed: the
+    /// passes of the inner level that hold `outer` are all half again as long as its usual pass
+    /// without it, and the loops that run only in those passes (the rest of the step) number at
+    /// least half the loops of the passes without it (the inner loop's body). A branch or a
+    /// periodic loop of the time step adds a loop or two to passes that run the whole step: the
+    /// first sign alone takes a branch taken in steps whose solver happened to iterate longer for
+    /// one, the second alone a branch not taken in only a few steps so far. When the trip count
+    /// does not vary or is mostly one (`strict`), the grouping could as well be a periodic loop
+    /// or a branch of the step, so the rest must then be twice as long and hold as many loops as
+    /// the body. Either way the rest must carry the state on ([`Trace::carries`]): a monitor only
+    /// looks at it, an ensemble's next member starts afresh.
+    /// `t` is the trace the passes are of ([`Trace::carries`] reads its footprints).
     pub fn outside(&self, outer: u32, strict: bool, t: Trace<'_>) -> bool {
         let (ow, ob) = (outer as usize / 64, 1u64 << (outer % 64));
         if ow >= self.words {
@@ -639,20 +671,23 @@ impl Passes {
             let (w, b) = (x as usize / 64, 1u64 << (x % 64));
             rest.get(w).is_some_and(|r| r & b != 0)
         };
-        // A fresh start every few iterations, up to [`MAX_STAGES`] (before the first of them
-        // too), is taken for stages of one step whose work the rest overwrites, not for members
-        // of an ensemble.
-        let holding: Vec<usize> = (self.sets.chunks_exact(self.words))
-            .enumerate()
-            .filter(|(_, set)| set[ow] & ob != 0)
-            .map(|(k, _)| k)
-            .collect();
-        let afresh = holding.first().is_some_and(|&k| k as u64 > MAX_STAGES)
-            || holding
-                .windows(2)
-                .any(|w| (w[1] - w[0]) as u64 > MAX_STAGES);
         long && {
-            let k = holding[0];
+            // A fresh start every few iterations, up to [`MAX_STAGES`] (before the first of them
+            // too), is taken for stages of one step whose work the rest overwrites, not for
+            // members of an ensemble.
+            let mut holding = (self.sets.chunks_exact(self.words))
+                .enumerate()
+                .filter(|(_, set)| set[ow] & ob != 0)
+                .map(|(k, _)| k);
+            let k = holding.next().expect("a pass holds it");
+            let mut prev = k;
+            // Read no further than the first gap that tells.
+            let afresh = k as u64 > MAX_STAGES
+                || holding.any(|h| {
+                    let gap = h - prev;
+                    prev = h;
+                    gap as u64 > MAX_STAGES
+                });
             let from = self.starts[k.saturating_sub(1)];
             t.carries(&is_rest, from..self.starts[k] + self.lens[k], afresh)
         }
@@ -661,10 +696,15 @@ impl Passes {
 
 /// The outermost eligible level reached from `inner` by moving out, level by level, to an
 /// eligible level that [`encloses`] the current one.
-pub fn enclosing<'a>(levels: &'a [Level], t: Trace<'_>, inner: &'a Level) -> &'a Level {
+pub fn enclosing<'a>(
+    levels: &'a [Level],
+    t: Trace<'_>,
+    inner: &'a Level,
+    cache: &mut PassCache<'_>,
+) -> &'a Level {
     let mut cur = inner;
     for c in levels.iter().filter(|l| l.eligible) {
-        if encloses(t, cur, c) {
+        if encloses(t, cur, c, cache) {
             cur = c;
         }
     }
@@ -693,7 +733,7 @@ pub enum Selection<'a> {
 pub struct Doubt {
     /// Loops it takes to tell (a suspect's longest gap, or what a stranger's pass needs).
     pub gap: u64,
-    /// A suspect runs outside the level's iterations ([`outside`]): a large part of the
+    /// A suspect runs outside the level's iterations ([`Passes::outside`]): a large part of the
     /// program runs between them, so the level is likely an inner loop, and checkpoints
     /// counted in its passes would come far too often.
     pub grave: bool,
@@ -704,19 +744,24 @@ pub struct Doubt {
     pub pace: Option<u32>,
 }
 
-/// A location that ran before `level`'s first pass, or that runs [`outside`] its iterations,
+/// A location that ran before `level`'s first pass, or that runs [`Passes::outside`] its iterations,
 /// recurs between its iterations, still recurs (the trace ends less than twice its longest gap
 /// after its last occurrence), and anchors a level with fewer than [`SUSPECT_PASSES`] passes:
 /// the prefix of a time step around an inner loop, whose level has not repeated often enough
 /// to tell ([`encloses`]). `Some` when there is one, with its longest gap (what it takes to see
 /// it recur).
 /// `seen` indexes `t`'s locations.
-pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level, seen: &Seen) -> Option<Doubt> {
+pub fn suspect(
+    levels: &[Level],
+    t: Trace<'_>,
+    level: &Level,
+    seen: &Seen,
+    cache: &mut PassCache<'_>,
+) -> Option<Doubt> {
     let (trace, first) = (t.locs, t.first);
     let start = first(level.anchor);
     let mut doubt: Option<Doubt> = None;
     let mut asks: Option<bool> = None;
-    let mut passes: Option<Passes> = None;
     let mut pace_gap = 0;
     for &x in &level.union {
         // Still recurring: the trace ends less than twice its longest gap after its last
@@ -731,9 +776,7 @@ pub fn suspect(levels: &[Level], t: Trace<'_>, level: &Level, seen: &Seen) -> Op
         {
             continue;
         }
-        let grave = passes
-            .get_or_insert_with(|| Passes::of(trace, level.anchor))
-            .outside(x, false, t);
+        let grave = cache.of(level.anchor).outside(x, false, t);
         if !grave && first(x) >= start {
             continue;
         }
@@ -817,7 +860,8 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
     let Some(finest) = levels.iter().find(|l| l.eligible) else {
         return Selection::Nothing;
     };
-    let cur = enclosing(levels, t, finest);
+    let mut cache = PassCache::new(t.locs);
+    let cur = enclosing(levels, t, finest, &mut cache);
     if items_lately(t, cur) {
         // The items of a step whose pass has yet to recur as often as a level needs.
         return Selection::Wait(
@@ -835,7 +879,7 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
         grave: false,
         pace: None,
     });
-    match (suspect(levels, t, cur, &seen), stranger) {
+    match (suspect(levels, t, cur, &seen, &mut cache), stranger) {
         (Some(a), Some(b)) => Selection::Wait(
             cur,
             Doubt {
@@ -851,6 +895,21 @@ pub fn select<'a>(levels: &'a [Level], t: Trace<'_>) -> Selection<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Passes::outside`] of the level anchored at `inner`.
+    fn outside(t: Trace<'_>, inner: u32, outer: u32, strict: bool) -> bool {
+        Passes::of(t.locs, inner).outside(outer, strict, t)
+    }
+
+    /// [`super::encloses`], passes built afresh.
+    fn encloses(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
+        super::encloses(t, inner, outer, &mut PassCache::new(t.locs))
+    }
+
+    /// [`super::enclosing`], passes built afresh.
+    fn enclosing<'a>(levels: &'a [Level], t: Trace<'_>, inner: &'a Level) -> &'a Level {
+        super::enclosing(levels, t, inner, &mut PassCache::new(t.locs))
+    }
 
     /// A trace from a string of single-letter locations (a = 0, b = 1, ...).
     fn t(s: &str) -> Vec<u32> {
