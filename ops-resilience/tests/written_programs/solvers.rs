@@ -243,41 +243,7 @@ pub fn conjugate_gradient(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
                 inner.clone(),
                 &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
             )?;
-            ops.par_loop(
-                dot2,
-                "pw",
-                &grid,
-                inner.clone(),
-                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
-            )?;
-            let alpha = rho / cx.result(&pw)?;
-            cx.ops.par_loop(
-                cg_step2,
-                "cg_step",
-                &grid,
-                inner.clone(),
-                &[
-                    p.arg(&pt, Read),
-                    w.arg(&pt, Read),
-                    u.arg(&pt, ReadWrite),
-                    r.arg(&pt, ReadWrite),
-                    Arg::global(alpha),
-                    rr.arg(),
-                ],
-            )?;
-            let next = cx.result(&rr)?;
-            cx.ops.par_loop(
-                cg_dir2,
-                "cg_direction",
-                &grid,
-                inner.clone(),
-                &[
-                    r.arg(&pt, Read),
-                    p.arg(&pt, ReadWrite),
-                    Arg::global(next / rho),
-                ],
-            )?;
-            rho = next;
+            rho = cg_update(cx, &grid, [&p, &w, &u, &r], [&pw, &rr], rho)?;
             it += 1;
         }
     }
@@ -771,44 +737,59 @@ pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
             let ops = &mut cx.ops;
             crate::explicit::reflect(ops, &grid, &p, N)?;
             apply(ops, &grid, &p, &kx, &w)?;
-            ops.par_loop(
-                dot2,
-                "pw",
-                &grid,
-                inner.clone(),
-                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
-            )?;
-            let alpha = rho / cx.result(&pw)?;
-            cx.ops.par_loop(
-                cg_step2,
-                "cg_step",
-                &grid,
-                inner.clone(),
-                &[
-                    p.arg(&pt, Read),
-                    w.arg(&pt, Read),
-                    u.arg(&pt, ReadWrite),
-                    r.arg(&pt, ReadWrite),
-                    Arg::global(alpha),
-                    rr.arg(),
-                ],
-            )?;
-            let next = cx.result(&rr)?;
-            cx.ops.par_loop(
-                cg_dir2,
-                "cg_direction",
-                &grid,
-                inner.clone(),
-                &[
-                    r.arg(&pt, Read),
-                    p.arg(&pt, ReadWrite),
-                    Arg::global(next / rho),
-                ],
-            )?;
-            rho = next;
+            rho = cg_update(cx, &grid, [&p, &w, &u, &r], [&pw, &rr], rho)?;
             it += 1;
         }
     }
     cx.end();
     Ok(vec![u, kx, rhs, r, p, w])
+}
+
+/// The rest of a conjugate gradient iteration once `w = A p`: `u += alpha p`, `r -= alpha w`
+/// (with the new residual's norm), the next direction; the new norm.
+fn cg_update(
+    cx: &mut Ctx,
+    grid: &Block,
+    [p, w, u, r]: [&Dat<f64>; 4],
+    [pw, rr]: [&Reduction<f64>; 2],
+    rho: f64,
+) -> Result<f64> {
+    const N: i32 = 16;
+    let inner = [0..N, 0..N];
+    let pt = cx.ops.stencil("p00", &[[0, 0]])?;
+    cx.ops.par_loop(
+        dot2,
+        "pw",
+        grid,
+        inner.clone(),
+        &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
+    )?;
+    let alpha = rho / cx.result(pw)?;
+    cx.ops.par_loop(
+        cg_step2,
+        "cg_step",
+        grid,
+        inner.clone(),
+        &[
+            p.arg(&pt, Read),
+            w.arg(&pt, Read),
+            u.arg(&pt, ReadWrite),
+            r.arg(&pt, ReadWrite),
+            Arg::global(alpha),
+            rr.arg(),
+        ],
+    )?;
+    let next = cx.result(rr)?;
+    cx.ops.par_loop(
+        cg_dir2,
+        "cg_direction",
+        grid,
+        inner,
+        &[
+            r.arg(&pt, Read),
+            p.arg(&pt, ReadWrite),
+            Arg::global(next / rho),
+        ],
+    )?;
+    Ok(next)
 }
