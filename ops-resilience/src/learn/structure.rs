@@ -535,22 +535,50 @@ fn inside_trips(t: Trace<'_>, inner: &Level, outer: &Level) -> Option<Vec<u64>> 
 
 /// True when `inner`'s iterations run once per pass of `outer`, with nothing of `outer`'s
 /// iteration between them: every pass of `inner` that holds a loop of `outer`'s core other
-/// than `inner`'s (the rest of the outer iteration) holds `outer`'s anchor. A level whose
+/// than `inner`'s (the rest of the outer iteration) holds `outer`'s anchor, or follows the
+/// pass that does (a prefix that runs loops of `inner`'s, a helper the step and its solve
+/// share, opens an iteration of `inner` before its own end). A level whose
 /// passes hold several time steps (a loop every other step) holds the rest of the step
 /// without its anchor in between.
 pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
-    let rest =
-        |l: u32| outer.core.binary_search(&l).is_ok() && inner.core.binary_search(&l).is_err();
+    // Loops of `inner`'s iterations: its core, and what runs in most of its passes (the pass
+    // that a prefix running `inner`'s loops opens may lack some of them).
+    let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
+    let (mut held, mut last, mut passes) = (vec![0usize; n], vec![usize::MAX; n], 0usize);
+    for &l in trace {
+        if l == inner.anchor {
+            passes += 1;
+        }
+        if passes > 0 && last[l as usize] != passes {
+            last[l as usize] = passes;
+            held[l as usize] += 1;
+        }
+    }
+    let rest = |l: u32| {
+        outer.core.binary_search(&l).is_ok()
+            && inner.core.binary_search(&l).is_err()
+            && 2 * held[l as usize] <= passes
+    };
     let mut from: Option<usize> = None;
+    // Whether the previous pass held `outer`'s anchor: the pass after it may still hold the
+    // end of the outer iteration's prefix, when the prefix runs loops of `inner`'s (a helper
+    // the step and its solve share).
+    let mut after_anchor = false;
     for (i, &l) in trace.iter().enumerate() {
         if l != inner.anchor {
             continue;
         }
-        if let Some(f) = from {
-            let pass = &trace[f..i];
-            if pass.iter().any(|&x| rest(x)) && !pass.contains(&outer.anchor) {
-                return false;
+        match from {
+            Some(f) => {
+                let pass = &trace[f..i];
+                let holds = pass.contains(&outer.anchor);
+                if pass.iter().any(|&x| rest(x)) && !holds && !after_anchor {
+                    return false;
+                }
+                after_anchor = holds;
             }
+            // Before the first pass, as in one.
+            None => after_anchor = trace[..i].contains(&outer.anchor),
         }
         from = Some(i);
     }

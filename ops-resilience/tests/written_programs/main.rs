@@ -187,15 +187,17 @@ fn a_spin_up_time_loop_then_the_production_run() {
 
 /// Known limit: the operator and boundary helpers run on the field in the step's prefix and on
 /// the search direction in every iteration, so the solve's iterations, anchored at the
-/// helper's first loop, begin in the prefix: the prefix's other loops look like loops of some
-/// iterations, the step never shows as a level enclosing the solve, and checkpoints open at the
-/// helper, once per iteration.
+/// helper's first loop, begin in the prefix. The step is found (`rhs`, the oracle's minimum)
+/// once it has three passes, in the fourth step; until then nothing paces the checkpoints
+/// counted in the solve's iterations (its iterations end with no value the program tests
+/// after a loop of theirs, and the prefix does not lengthen the passes holding it by half):
+/// every N iterations in steps 1 and 2.
 #[test]
 fn a_conjugate_gradient_solve_written_with_helpers() {
     check_known_limit(
         "CG with helpers",
         &conjugate_gradient_with_helpers,
-        "the chosen location `reflect` does not run once per step",
+        "checkpoints counted in steps",
         &[1, 2, 3],
     );
 }
