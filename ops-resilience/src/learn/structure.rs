@@ -543,21 +543,27 @@ fn inside_trips(t: Trace<'_>, inner: &Level, outer: &Level) -> Option<Vec<u64>> 
 pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
     // Loops of `inner`'s iterations: its core, and what runs in most of its passes (the pass
     // that a prefix running `inner`'s loops opens may lack some of them).
-    let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
-    let (mut held, mut last, mut passes) = (vec![0usize; n], vec![usize::MAX; n], 0usize);
-    for &l in trace {
-        if l == inner.anchor {
-            passes += 1;
-        }
-        if passes > 0 && last[l as usize] != passes {
-            last[l as usize] = passes;
-            held[l as usize] += 1;
-        }
-    }
+    // Counted only when a pass needs it (most levels pass without).
+    let held = std::cell::OnceCell::new();
+    let most = |x: u32| {
+        let (held, passes): &(Vec<usize>, usize) = held.get_or_init(|| {
+            let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
+            let (mut held, mut last, mut passes) = (vec![0; n], vec![usize::MAX; n], 0);
+            for &l in trace {
+                if l == inner.anchor {
+                    passes += 1;
+                }
+                if passes > 0 && last[l as usize] != passes {
+                    last[l as usize] = passes;
+                    held[l as usize] += 1;
+                }
+            }
+            (held, passes)
+        });
+        2 * held[x as usize] > *passes
+    };
     let rest = |l: u32| {
-        outer.core.binary_search(&l).is_ok()
-            && inner.core.binary_search(&l).is_err()
-            && 2 * held[l as usize] <= passes
+        outer.core.binary_search(&l).is_ok() && inner.core.binary_search(&l).is_err() && !most(l)
     };
     let mut from: Option<usize> = None;
     // Whether the previous pass held `outer`'s anchor: the pass after it may still hold the
@@ -572,7 +578,7 @@ pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
             Some(f) => {
                 let pass = &trace[f..i];
                 let holds = pass.contains(&outer.anchor);
-                if pass.iter().any(|&x| rest(x)) && !holds && !after_anchor {
+                if !holds && !after_anchor && pass.iter().any(|&x| rest(x)) {
                     return false;
                 }
                 after_anchor = holds;
