@@ -1008,45 +1008,58 @@ pub fn host_coupled(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     Ok(vec![q, qn])
 }
 
-/// Mirror boundaries of `d`, as a helper every field goes through: the same four call sites
-/// and loop name whichever field it is given.
-pub fn reflect(ops: &mut Ops, grid: &Block, d: &Dat<f64>, n: i32) -> Result<()> {
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let (xp, xm) = (
-        ops.stencil("x1", &[[1, 0]])?,
-        ops.stencil("xm1", &[[-1, 0]])?,
-    );
-    let (yp, ym) = (
-        ops.stencil("y1", &[[0, 1]])?,
-        ops.stencil("ym1", &[[0, -1]])?,
-    );
+/// Mirror boundaries, as a helper every field goes through: the same four call sites and loop
+/// name whichever field it is given. Its stencils are declared once.
+pub struct Mirror {
+    pt: Stencil,
+    xp: Stencil,
+    xm: Stencil,
+    yp: Stencil,
+    ym: Stencil,
+}
+
+impl Mirror {
+    pub fn new(ops: &mut Ops) -> Result<Mirror> {
+        Ok(Mirror {
+            pt: ops.stencil("p00", &[[0, 0]])?,
+            xp: ops.stencil("x1", &[[1, 0]])?,
+            xm: ops.stencil("xm1", &[[-1, 0]])?,
+            yp: ops.stencil("y1", &[[0, 1]])?,
+            ym: ops.stencil("ym1", &[[0, -1]])?,
+        })
+    }
+}
+
+/// The mirror boundaries of `d` (`n` points a side).
+pub fn reflect(ops: &mut Ops, m: &Mirror, grid: &Block, d: &Dat<f64>, n: i32) -> Result<()> {
+    let Mirror { pt, xp, xm, yp, ym } = m;
     ops.par_loop(
         periodic_xm2,
         "reflect",
         grid,
         [-1..0, 0..n],
-        &[d.arg(&xp, Read), d.arg(&pt, Write)],
+        &[d.arg(xp, Read), d.arg(pt, Write)],
     )?;
     ops.par_loop(
         periodic_xp2,
         "reflect",
         grid,
         [n..n + 1, 0..n],
-        &[d.arg(&xm, Read), d.arg(&pt, Write)],
+        &[d.arg(xm, Read), d.arg(pt, Write)],
     )?;
     ops.par_loop(
         nl_mirror_ym2,
         "reflect",
         grid,
         [-1..n + 1, -1..0],
-        &[d.arg(&yp, Read), d.arg(&pt, Write)],
+        &[d.arg(yp, Read), d.arg(pt, Write)],
     )?;
     ops.par_loop(
         nl_mirror_yp2,
         "reflect",
         grid,
         [-1..n + 1, n..n + 1],
-        &[d.arg(&ym, Read), d.arg(&pt, Write)],
+        &[d.arg(ym, Read), d.arg(pt, Write)],
     )
 }
 
@@ -1066,6 +1079,7 @@ pub fn gray_scott(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     let total = ops.reduction::<f64>("total_v", ReduceOp::Sum);
+    let mirror = Mirror::new(ops)?;
     let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
     ops.par_loop(
@@ -1095,8 +1109,8 @@ pub fn gray_scott(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         cx.step();
         let feed = if step < 24 { 0.035 } else { 0.04 };
         let ops = &mut cx.ops;
-        reflect(ops, &grid, &u, N)?;
-        reflect(ops, &grid, &v, N)?;
+        reflect(ops, &mirror, &grid, &u, N)?;
+        reflect(ops, &mirror, &grid, &v, N)?;
         ops.par_loop(
             gray_scott2,
             "react",

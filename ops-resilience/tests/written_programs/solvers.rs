@@ -243,7 +243,7 @@ pub fn conjugate_gradient(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
                 inner.clone(),
                 &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
             )?;
-            rho = cg_update(cx, &grid, [&p, &w, &u, &r], [&pw, &rr], rho)?;
+            rho = cg_update(cx, &grid, &pt, [&p, &w, &u, &r], [&pw, &rr], rho)?;
             it += 1;
         }
     }
@@ -664,17 +664,20 @@ pub fn two_solves(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 }
 
 /// `w = A x` for the conjugate gradient below, as a helper: one call site and loop name for
-/// whichever vector it is given.
-fn apply(ops: &mut Ops, grid: &Block, x: &Dat<f64>, kx: &Dat<f64>, w: &Dat<f64>) -> Result<()> {
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+/// whichever vector it is given (`pt` and `five` the point and five-point stencils).
+fn apply(
+    ops: &mut Ops,
+    grid: &Block,
+    [pt, five]: [&Stencil; 2],
+    [x, kx, w]: [&Dat<f64>; 3],
+) -> Result<()> {
     const N: i32 = 16;
     ops.par_loop(
         apply2,
         "apply",
         grid,
         [0..N, 0..N],
-        &[x.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
+        &[x.arg(five, Read), kx.arg(pt, Read), w.arg(pt, Write)],
     )
 }
 
@@ -696,6 +699,8 @@ pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
     let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let mirror = crate::explicit::Mirror::new(ops)?;
     let inner = [0..N, 0..N];
     let all = [-1..N + 1, -1..N + 1];
     ops.par_loop(
@@ -716,8 +721,8 @@ pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
             inner.clone(),
             &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
         )?;
-        crate::explicit::reflect(ops, &grid, &u, N)?;
-        apply(ops, &grid, &u, &kx, &w)?;
+        crate::explicit::reflect(ops, &mirror, &grid, &u, N)?;
+        apply(ops, &grid, [&pt, &five], [&u, &kx, &w])?;
         ops.par_loop(
             residual2,
             "residual",
@@ -735,9 +740,9 @@ pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         let mut it = 0;
         while rho > 1e-6 && it < 40 {
             let ops = &mut cx.ops;
-            crate::explicit::reflect(ops, &grid, &p, N)?;
-            apply(ops, &grid, &p, &kx, &w)?;
-            rho = cg_update(cx, &grid, [&p, &w, &u, &r], [&pw, &rr], rho)?;
+            crate::explicit::reflect(ops, &mirror, &grid, &p, N)?;
+            apply(ops, &grid, [&pt, &five], [&p, &kx, &w])?;
+            rho = cg_update(cx, &grid, &pt, [&p, &w, &u, &r], [&pw, &rr], rho)?;
             it += 1;
         }
     }
@@ -750,19 +755,19 @@ pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 fn cg_update(
     cx: &mut Ctx,
     grid: &Block,
+    pt: &Stencil,
     [p, w, u, r]: [&Dat<f64>; 4],
     [pw, rr]: [&Reduction<f64>; 2],
     rho: f64,
 ) -> Result<f64> {
     const N: i32 = 16;
     let inner = [0..N, 0..N];
-    let pt = cx.ops.stencil("p00", &[[0, 0]])?;
     cx.ops.par_loop(
         dot2,
         "pw",
         grid,
         inner.clone(),
-        &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
+        &[p.arg(pt, Read), w.arg(pt, Read), pw.arg()],
     )?;
     let alpha = rho / cx.result(pw)?;
     cx.ops.par_loop(
@@ -771,10 +776,10 @@ fn cg_update(
         grid,
         inner.clone(),
         &[
-            p.arg(&pt, Read),
-            w.arg(&pt, Read),
-            u.arg(&pt, ReadWrite),
-            r.arg(&pt, ReadWrite),
+            p.arg(pt, Read),
+            w.arg(pt, Read),
+            u.arg(pt, ReadWrite),
+            r.arg(pt, ReadWrite),
             Arg::global(alpha),
             rr.arg(),
         ],
@@ -786,8 +791,8 @@ fn cg_update(
         grid,
         inner,
         &[
-            r.arg(&pt, Read),
-            p.arg(&pt, ReadWrite),
+            r.arg(pt, Read),
+            p.arg(pt, ReadWrite),
             Arg::global(next / rho),
         ],
     )?;
