@@ -25,8 +25,9 @@
 //!
 //! Of eligible levels, an inner loop's iterations are moved out to the level that *encloses*
 //! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages, a
-//! fixed-count smoother or the items of a step (a helper run field by field, [`items`]). Which level is the outer iteration is then decided with the bytes a
-//! checkpoint would save at its members ([`select`]).
+//! fixed-count smoother or the items of a step (a helper run field by field, [`items`]).
+//! Which level is the outer iteration is then decided with the bytes a checkpoint would save
+//! at its members ([`select`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -383,9 +384,9 @@ pub const MAX_STAGES: u64 = 4;
 ///   steps repeats its calls). A trip count that never varies is not enough with a value at
 ///   the end of each iteration: a time step that ends with a reduction, with a monitor every
 ///   few steps, asks as often;
-/// - or, whatever ran first, `outer` runs [`Passes::outside`] `inner`'s iterations, where a large part
-///   of the program runs only between them (by the strict sign unless `inner` iterates on
-///   data).
+/// - or, whatever ran first, `outer` runs [`Passes::outside`] `inner`'s iterations, where a
+///   large part of the program runs only between them (by the strict sign unless `inner`
+///   iterates on data), or `inner`'s iterations are [`items`] of `outer`'s.
 ///
 /// Either way `inner` runs [`directly`] inside `outer`'s iterations, once per iteration.
 /// `cache` builds the passes of `inner`'s level once for the several questions a selection asks.
@@ -612,8 +613,8 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
 }
 
 /// The complete passes of the level anchored at one location (from one occurrence to the
-/// next), each with its length and the set of locations it ran: what [`Passes::outside`] reads, built
-/// once for every location asked about.
+/// next), each with its length and the set of locations it ran: what [`Passes::outside`]
+/// reads, built once for every location asked about.
 pub struct Passes {
     words: usize,
     /// Where each pass starts (slot).
@@ -778,8 +779,8 @@ pub struct Doubt {
     pub pace: Option<u32>,
 }
 
-/// A location that ran before `level`'s first pass, or that runs [`Passes::outside`] its iterations,
-/// recurs between its iterations, still recurs (the trace ends less than twice its longest gap
+/// A location that ran before `level`'s first pass, or that runs [`Passes::outside`] its
+/// iterations, recurs between its iterations, still recurs (the trace ends less than twice its longest gap
 /// after its last occurrence), and anchors a level with fewer than [`SUSPECT_PASSES`] passes:
 /// the prefix of a time step around an inner loop, whose level has not repeated often enough
 /// to tell ([`encloses`]). `Some` when there is one, with its longest gap (what it takes to see
