@@ -780,8 +780,9 @@ pub struct Doubt {
 }
 
 /// A location that ran before `level`'s first pass, or that runs [`Passes::outside`] its
-/// iterations, recurs between its iterations, still recurs (the trace ends less than twice its longest gap
-/// after its last occurrence), and anchors a level with fewer than [`SUSPECT_PASSES`] passes:
+/// iterations, recurs between its iterations, still recurs (the trace ends less than twice its
+/// longest gap after its last occurrence), and anchors a level with fewer than
+/// [`SUSPECT_PASSES`] passes:
 /// the prefix of a time step around an inner loop, whose level has not repeated often enough
 /// to tell ([`encloses`]). `Some` when there is one, with its longest gap (what it takes to see
 /// it recur).
