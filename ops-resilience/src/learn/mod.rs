@@ -277,6 +277,20 @@ impl Decision {
     }
 }
 
+impl Decision {
+    /// Takes over the verification's votes of `old`, member by member: the same passes,
+    /// anchored anew, are still being verified (an inner loop that ran once per pass so far may
+    /// be iterating right now; starting the votes afresh would wait a whole pass to see it).
+    fn keep_votes(&mut self, old: &Decision) {
+        for (m, v) in self.level.members.iter().zip(self.since.iter_mut()) {
+            if let Some(i) = old.level.members.iter().position(|o| o == m) {
+                *v = old.since[i];
+            }
+        }
+        self.missing = self.since.iter().filter(|&&v| v == 3).count() as u32;
+    }
+}
+
 /// Where the confirmation of decision `d` ends (see [`CONFIRM_PASSES`]), counted from the loop
 /// at which it was taken.
 fn confirmation_end(d: &Decision) -> u64 {
@@ -1074,13 +1088,17 @@ impl Learner {
                 return None;
             }
             Selection::Level(l) => l,
-            Selection::Wait(_, why) => {
+            Selection::Wait(l, why) => {
                 // An enclosing level may still show (the prefix of a time step around what was
                 // taken for it has recurred): nothing moves, and the review lasts until it can
-                // tell.
+                // tell. A level that holds the decided passes without the chosen location (one
+                // enclosing them, itself in doubt) paces checkpoints meanwhile, unless a suspect
+                // does: counted in the decided passes, they would come once per inner iteration.
+                let encloses = l.anchor != d.level.anchor && !l.members.contains(&from);
+                let pace_by = why.pace.or(encloses.then_some(l.anchor));
                 if let Phase::Reviewing { until, pace, .. } = &mut self.phase {
                     *until = (*until).max(index + 2 * why.gap.max(1));
-                    *pace = why.pace;
+                    *pace = pace_by;
                 }
                 return None;
             }
@@ -1153,7 +1171,8 @@ impl Learner {
                     d.bytes = d.bytes.max(most);
                     if better.anchor != d.level.anchor || better.members != d.level.members {
                         let (at, b) = (d.at_loop, d.bytes);
-                        *d = Decision::new(better, from, b, at);
+                        let old = std::mem::replace(d, Decision::new(better, from, b, at));
+                        d.keep_votes(&old);
                     }
                 }
                 self.rebuild_bits();

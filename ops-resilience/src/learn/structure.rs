@@ -563,8 +563,17 @@ pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
         });
         2 * held[x as usize] > *passes
     };
+    // Loops that recur every k iterations of `inner` within an outer pass, the same k every
+    // time (a convergence test every fourth sweep): a sub-cycle of its iterations, which the
+    // rest of an outer iteration, run once per outer iteration, is not.
+    let cycles = std::cell::OnceCell::new();
+    let periodic =
+        |x: u32| cycles.get_or_init(|| sub_cycles(trace, inner.anchor, outer.anchor))[x as usize];
     let rest = |l: u32| {
-        outer.core.binary_search(&l).is_ok() && inner.core.binary_search(&l).is_err() && !most(l)
+        outer.core.binary_search(&l).is_ok()
+            && inner.core.binary_search(&l).is_err()
+            && !most(l)
+            && !periodic(l)
     };
     let mut from: Option<usize> = None;
     // Whether the previous pass held `outer`'s anchor: the pass after it may still hold the
@@ -590,6 +599,37 @@ pub fn directly(trace: &[u32], inner: &Level, outer: &Level) -> bool {
         from = Some(i);
     }
     true
+}
+
+/// Per location of `trace`: true when, within the passes of the level anchored at `outer`, it
+/// recurs every k occurrences of `anchor`, the same k (at least one) each time, seen at least
+/// twice (a sub-cycle counted afresh in each outer pass: a convergence test every fourth
+/// sweep, a residual recomputed every fifth iteration of a solve).
+fn sub_cycles(trace: &[u32], anchor: u32, outer: u32) -> Vec<bool> {
+    let n = trace.iter().max().map_or(0, |&m| m as usize + 1);
+    // Per location: the outer pass and the count of anchors at its last occurrence, the gap
+    // in anchors (0: none yet, u64::MAX: gaps differ), gaps seen.
+    let (mut pass_at, mut at) = (vec![u64::MAX; n], vec![0u64; n]);
+    let (mut gap, mut gaps) = (vec![0u64; n], vec![0usize; n]);
+    let (mut passes, mut anchors) = (0u64, 0u64);
+    for &l in trace {
+        passes += u64::from(l == outer);
+        anchors += u64::from(l == anchor);
+        let x = l as usize;
+        if pass_at[x] == passes {
+            let k = anchors - at[x];
+            gap[x] = match gap[x] {
+                _ if k == 0 => u64::MAX, // twice in one iteration
+                0 => k,
+                g if g == k => g,
+                _ => u64::MAX,
+            };
+            gaps[x] += 1;
+        }
+        pass_at[x] = passes;
+        at[x] = anchors;
+    }
+    (0..n).map(|x| gaps[x] >= 2 && gap[x] != u64::MAX).collect()
 }
 
 /// True when, in every complete pass of the level anchored at `outer`, the iterations of
@@ -1252,6 +1292,41 @@ mod tests {
         let step = level_of(&levels, 'a');
         assert!(step.eligible);
         assert!(step.members.contains(&3) && !step.members.contains(&7));
+    }
+
+    #[test]
+    fn a_test_every_few_iterations_of_a_solve_is_part_of_its_iterations() {
+        // Step: s, then sweeps j k with a convergence test c after every second sweep, 6 to 10
+        // sweeps (the trip count comes from the test). c runs in half the sweeps' passes, not
+        // most, and in none holding s: without the sub-cycle rule it reads as the rest of an
+        // outer iteration between them, and the step encloses nothing.
+        let mut s = String::from("x");
+        for n in [10, 8, 8, 6, 10] {
+            s.push('s');
+            for i in 1..=n {
+                s.push_str(if i % 2 == 0 { "jkc" } else { "jk" });
+            }
+        }
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (step, inner) = (level_of(&levels, 's'), level_of(&levels, 'j'));
+        assert!(directly(&tr, inner, step));
+        assert!(encloses(view(&tr, &firsts(&tr)), inner, step));
+        assert_eq!(chosen(&levels, &tr).0.anchor, step.anchor);
+        // A rest of the step that runs once per step, between trip counts that vary, is no
+        // sub-cycle: the level anchored at r, every other step, holds it between the sweeps.
+        let mut s = String::from("x");
+        for (k, n) in [3, 5, 2, 4, 3, 6].into_iter().enumerate() {
+            if k % 2 == 0 {
+                s.push('r');
+            }
+            s.push('s');
+            s.push_str(&"jk".repeat(n));
+        }
+        let tr = t(&s);
+        let levels = analyse(&tr);
+        let (rare, inner) = (level_of(&levels, 'r'), level_of(&levels, 'j'));
+        assert!(!directly(&tr, inner, rare));
     }
 
     #[test]

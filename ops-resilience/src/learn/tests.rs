@@ -437,3 +437,34 @@ fn a_branch_chosen_while_always_taken_is_left_once_it_is_skipped() {
     );
     assert!(d.level.members.contains(&0) && d.level.members.contains(&2));
 }
+
+#[test]
+fn the_decided_passes_anchored_anew_keep_their_votes() {
+    // Members a b c d, chosen c; since c last ran: a ran (1), b ran twice without c (3, a
+    // skip), d has not run since the decision (0). The same passes anchored at b, without d.
+    let level = |members: Vec<u32>| structure::Level {
+        anchor: members[0],
+        members,
+        core: Vec::new(),
+        union: Vec::new(),
+        passes: 3,
+        max_pass: 4,
+        covers: true,
+        alike: true,
+        eligible: true,
+        alive: true,
+    };
+    let mut old = Decision::new(level(vec![0, 1, 2, 3]), 2, 64, 10);
+    old.since = vec![1, 3, 2, 0];
+    old.missing = 1;
+    let mut new = Decision::new(level(vec![1, 2, 0]), 2, 64, 10);
+    new.keep_votes(&old);
+    assert_eq!(new.since, vec![3, 2, 1]);
+    assert_eq!(new.missing, 1);
+    // A member of the old passes only leaves its vote behind.
+    old.since = vec![3, 1, 2, 3];
+    old.missing = 2;
+    let mut fewer = Decision::new(level(vec![1, 2]), 2, 64, 10);
+    fewer.keep_votes(&old);
+    assert_eq!((fewer.since.clone(), fewer.missing), (vec![1, 2], 0));
+}

@@ -489,3 +489,48 @@ pub fn life_count2(c: Read<i32>, s: Sum<f64>) {
 pub fn life_final2(c: Read<i32>, out: Write<f64>) {
     out[(0, 0)] = c[(0, 0)] as f64;
 }
+
+/// The diagonal (Jacobi) preconditioner of A = I + k (-Laplacian): z = r / (1 + 4 k).
+#[kernel]
+pub fn precond_diag2(r: Read<f64>, kx: Read<f64>, z: Write<f64>) {
+    z[(0, 0)] = r[(0, 0)] / (1.0 + 4.0 * kx[(0, 0)]);
+}
+
+/// One Jacobi sweep of A z = r, the preconditioner's smoothing.
+#[kernel]
+pub fn precond_sweep2(r: Read<f64>, z: Read<f64>, kx: Read<f64>, out: Write<f64>) {
+    let k = kx[(0, 0)];
+    let nb = z[(1, 0)] + z[(-1, 0)] + z[(0, 1)] + z[(0, -1)];
+    out[(0, 0)] = (r[(0, 0)] + k * nb) / (1.0 + 4.0 * k);
+}
+
+/// A heat source switched on in a disc: u += a.
+#[kernel]
+pub fn disc_source2(idx: Idx, u: ReadWrite<f64>, a: Global<f64>) {
+    let x = idx[0] as f64 - 7.0;
+    let y = idx[1] as f64 - 5.0;
+    if x * x + y * y < 9.0 {
+        u[(0, 0)] = u[(0, 0)] + a;
+    }
+}
+
+/// The true residual, recomputed from the operator's image: r = b - w.
+#[kernel]
+pub fn true_residual2(b: Read<f64>, w: Read<f64>, r: Write<f64>, rr: Sum<f64>) {
+    let v = b[(0, 0)] - w[(0, 0)];
+    r[(0, 0)] = v;
+    rr += v * v;
+}
+
+/// The slow tendency of a split-explicit scheme: a smoothing of q.
+#[kernel]
+pub fn slow_tendency2(q: Read<f64>, t: Write<f64>) {
+    t[(0, 0)] = 0.05 * (q[(1, 0)] + q[(-1, 0)] + q[(0, 1)] + q[(0, -1)] - 4.0 * q[(0, 0)]);
+}
+
+/// One fast sub-step: the slow tendency plus a fast oscillation about the mean.
+#[kernel]
+pub fn fast_step2(q: Read<f64>, t: Read<f64>, out: Write<f64>, dt: Global<f64>) {
+    let fast = 0.3 * (q[(1, 0)] - q[(-1, 0)]);
+    out[(0, 0)] = q[(0, 0)] + dt * (t[(0, 0)] + fast);
+}

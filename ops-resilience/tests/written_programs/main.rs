@@ -11,12 +11,16 @@
 //! one loop, a code coupled to the host through `set`, two coupled fields put through one
 //! boundary helper, a scratch field declared and freed every step, the game of life on integer
 //! cells, a domain in two blocks advanced block by block, a spin-up time loop followed by the
-//! production run, an ensemble of members run one after the other, and three known limits: an
+//! production run, an ensemble of members run one after the other, a CG solve preconditioned by
+//! a fixed number of Jacobi sweeps, Jacobi sweeps checked for convergence every fourth sweep, a
+//! CG solve recomputing its residual every fifth iteration, a split-explicit step (fixed fast
+//! sub-steps, then an implicit solve), and three known limits: an
 //! advection code that changes its scheme after a spin-up, a step that starts with its solve,
 //! and a CG solve whose helpers the step's prefix shares. Each is judged by the brute-force oracle
 //! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
 //! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
-//! keep the schedule. The programs are in `solvers` (a solve in each step) and `explicit`,
+//! keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
+//! step with more than one inner level, or an inner level with one of its own) and `explicit`,
 //! their kernels in `kernels`.
 
 #[path = "../oracle/mod.rs"]
@@ -24,9 +28,11 @@ mod oracle;
 
 mod explicit;
 mod kernels;
+mod multilevel;
 mod solvers;
 
 use explicit::*;
+use multilevel::*;
 use oracle::judge;
 use solvers::*;
 
@@ -206,6 +212,35 @@ fn a_conjugate_gradient_solve_written_with_helpers() {
 /// step's prefix around an inner loop would; they reset the state where a prefix carries it on,
 /// so they are no rest of a step around the members' steps.
 #[test]
+fn a_conjugate_gradient_solve_preconditioned_by_a_fixed_number_of_sweeps() {
+    check("preconditioned CG", &preconditioned_cg);
+}
+
+#[test]
+fn jacobi_sweeps_checked_every_fourth_sweep_with_a_source_switched_on() {
+    check(
+        "Jacobi checked every 4 sweeps",
+        &jacobi_checked_every_few_sweeps,
+    );
+}
+
+#[test]
+fn a_conjugate_gradient_solve_recomputing_its_residual_every_fifth_iteration() {
+    check(
+        "CG with residual replacement",
+        &cg_with_residual_replacement,
+    );
+}
+
+#[test]
+fn a_split_explicit_step_with_fixed_fast_sub_steps_then_an_implicit_solve() {
+    check(
+        "split-explicit then implicit",
+        &split_explicit_then_implicit,
+    );
+}
+
+#[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
 }
@@ -238,6 +273,10 @@ fn debug_program() {
         "spin-up" => &spin_up_then_production,
         "cg-helpers" => &conjugate_gradient_with_helpers,
         "ensemble" => &ensemble,
+        "pcg" => &preconditioned_cg,
+        "checked-jacobi" => &jacobi_checked_every_few_sweeps,
+        "cg-replace" => &cg_with_residual_replacement,
+        "split-explicit" => &split_explicit_then_implicit,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
