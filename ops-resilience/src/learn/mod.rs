@@ -1021,9 +1021,28 @@ impl Learner {
             });
         // No eligible level holds any decided boundary, though the recording is long enough for
         // the decided passes to form one: they are not what the program repeats (an inner loop
-        // taken for it, whose enclosing iteration has yet to form a level of its own).
+        // taken for it, whose enclosing iteration has yet to form a level of its own). Unless a
+        // decided pass is still running, longer than any before, on the decided boundaries
+        // only (an inner loop of members that ran once per pass so far iterating now): the
+        // level looks dead until its anchor recurs.
         let long = self.rec.len() as u64 > (structure::MIN_PASSES as u64 + 1) * d.level.max_pass;
-        if current.is_none() && long {
+        let in_pass = || {
+            let locs = &self.rec.locs;
+            let running = locs
+                .iter()
+                .rposition(|&l| l == d.level.anchor)
+                .is_some_and(|p| locs[p..].iter().all(|l| d.level.members.contains(l)));
+            // The decided level, eligible but for its anchor's long absence.
+            running
+                && self.levels.iter().any(|l| {
+                    l.anchor == d.level.anchor
+                        && l.passes >= structure::MIN_PASSES
+                        && l.covers
+                        && l.alike
+                        && !l.alive
+                })
+        };
+        if current.is_none() && long && !in_pass() {
             if let Phase::Reviewing { lost, .. } = &mut self.phase {
                 *lost = true;
             }

@@ -26,11 +26,13 @@
 #[path = "../oracle/mod.rs"]
 mod oracle;
 
+mod coupled;
 mod explicit;
 mod kernels;
 mod multilevel;
 mod solvers;
 
+use coupled::*;
 use explicit::*;
 use multilevel::*;
 use oracle::judge;
@@ -241,6 +243,16 @@ fn a_split_explicit_step_with_fixed_fast_sub_steps_then_an_implicit_solve() {
 }
 
 #[test]
+fn a_refined_patch_sub_cycled_twice_per_coarse_step() {
+    check("refined patch", &refined_patch_sub_cycled);
+}
+
+#[test]
+fn a_solve_that_converges_at_once_until_a_source_switches_on() {
+    check("idle solve", &a_solve_idle_until_a_source_switches_on);
+}
+
+#[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
 }
@@ -277,6 +289,8 @@ fn debug_program() {
         "checked-jacobi" => &jacobi_checked_every_few_sweeps,
         "cg-replace" => &cg_with_residual_replacement,
         "split-explicit" => &split_explicit_then_implicit,
+        "patch" => &refined_patch_sub_cycled,
+        "idle-solve" => &a_solve_idle_until_a_source_switches_on,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});

@@ -798,3 +798,81 @@ fn cg_update(
     )?;
     Ok(next)
 }
+
+/// Implicit diffusion from rest: the field starts at its equilibrium (zero), so the Jacobi
+/// solve converges in one sweep until a heat source switches on at step 5 (then it iterates
+/// on data); buffers swapped by handle, the change checked after every sweep, nothing after
+/// the solve in a step.
+pub fn a_solve_idle_until_a_source_switches_on(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("plate", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let mut un = ops.dat::<f64, 2>(&grid, "u_next", n, h)?;
+    let old = ops.dat::<f64, 2>(&grid, "u_old", n, h)?;
+    let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    for d in [&u, &un, &old] {
+        ops.par_loop(zero_halo2, "rest", &grid, all.clone(), &[d.arg(&pt, Write)])?;
+    }
+    ops.par_loop(
+        nl_conductivity2,
+        "conductivity",
+        &grid,
+        all,
+        &[u.arg(&pt, Read), k.arg(&pt, Write)],
+    )?;
+    for step in 0..16u32 {
+        cx.step();
+        let strength = if step >= 5 { 1.0 } else { 0.0 };
+        cx.ops.par_loop(
+            disc_source2,
+            "source",
+            &grid,
+            inner.clone(),
+            &[Arg::idx(), u.arg(&pt, ReadWrite), Arg::global(strength)],
+        )?;
+        cx.ops.par_loop(
+            copy2,
+            "save_old",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), old.arg(&pt, Write)],
+        )?;
+        let mut sweeps = 0;
+        loop {
+            cx.ops.par_loop(
+                nl_sweep2,
+                "sweep",
+                &grid,
+                inner.clone(),
+                &[
+                    u.arg(&five, Read),
+                    old.arg(&pt, Read),
+                    k.arg(&pt, Read),
+                    un.arg(&pt, Write),
+                ],
+            )?;
+            cx.ops.par_loop(
+                nl_change2,
+                "change",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), un.arg(&pt, Read), change.arg()],
+            )?;
+            std::mem::swap(&mut u, &mut un);
+            sweeps += 1;
+            if cx.result(&change)? < 1e-8 || sweeps >= 60 {
+                break;
+            }
+        }
+    }
+    cx.end();
+    Ok(vec![u, un, old, k])
+}
