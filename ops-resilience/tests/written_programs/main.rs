@@ -253,6 +253,19 @@ fn a_solve_that_converges_at_once_until_a_source_switches_on() {
 }
 
 #[test]
+fn two_solves_through_one_helper_the_second_converging_at_once() {
+    check(
+        "second solve at once",
+        &a_second_solve_that_always_converges_at_once,
+    );
+}
+
+#[test]
+fn imex_runge_kutta_stages_each_with_an_implicit_solve() {
+    check("IMEX stages", &imex_stages_each_with_a_solve);
+}
+
+#[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
 }
@@ -291,6 +304,8 @@ fn debug_program() {
         "split-explicit" => &split_explicit_then_implicit,
         "patch" => &refined_patch_sub_cycled,
         "idle-solve" => &a_solve_idle_until_a_source_switches_on,
+        "second-solve" => &a_second_solve_that_always_converges_at_once,
+        "imex" => &imex_stages_each_with_a_solve,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
