@@ -29,6 +29,7 @@
 //! Which level is the outer iteration is then decided with the bytes a checkpoint would save
 //! at its members ([`select`]).
 
+use crate::boxes::BoxList;
 use serde::{Deserialize, Serialize};
 
 /// The recorded loops as the analysis reads them.
@@ -68,7 +69,7 @@ impl Trace<'_> {
         let Some(table) = self.footprints else {
             return true;
         };
-        let mut written: Vec<(u32, crate::boxes::BoxList)> = Vec::new();
+        let mut written: Vec<(u32, BoxList)> = Vec::new();
         let mut writes = false;
         for i in span {
             let f = table.get(self.fps[i]);
@@ -96,12 +97,86 @@ impl Trace<'_> {
                 for (d, b) in &f.writes {
                     match written.iter_mut().find(|(w, _)| w == d) {
                         Some((_, list)) => list.add(*b),
-                        None => written.push((*d, crate::boxes::BoxList::from_box(*b))),
+                        None => written.push((*d, BoxList::from_box(*b))),
                     }
                 }
             }
         }
         writes && written.iter().any(|(_, list)| !list.is_empty())
+    }
+
+    /// True when the prefix of an iteration of `outer` sets up afresh the state `inner`'s
+    /// iterations carry: in the first complete pass of `outer` that holds two iterations of
+    /// `inner`, some dataset that its first iteration reads before writing and writes (carried
+    /// from one iteration to the next: a solver's residual and search direction) is overwritten
+    /// by the loops between `outer`'s anchor and that iteration, over all the iteration reads
+    /// of it, before they read it (a solver's start from the new right-hand side). A loop run
+    /// every few time steps reads the state the steps carry on, or leaves it be. False without
+    /// footprints.
+    pub fn restarts(&self, inner: u32, outer: u32) -> bool {
+        let Some(table) = self.footprints else {
+            return false;
+        };
+        let locs = self.locs;
+        let next =
+            |from: usize, l: u32| locs[from..].iter().position(|&x| x == l).map(|k| from + k);
+        let mut open = match next(0, outer) {
+            Some(o) => o,
+            None => return false,
+        };
+        while let Some(close) = next(open + 1, outer) {
+            let first = next(open + 1, inner).filter(|&i| i < close);
+            let second = first
+                .and_then(|i| next(i + 1, inner))
+                .filter(|&i| i < close);
+            let (Some(first), Some(second)) = (first, second) else {
+                open = close;
+                continue;
+            };
+            // What the iteration reads before writing it, and what it writes.
+            let mut live: Vec<(u32, BoxList)> = Vec::new();
+            let mut written: Vec<(u32, BoxList)> = Vec::new();
+            for i in first..second {
+                let f = table.get(self.fps[i]);
+                for (d, b) in &f.reads {
+                    let mut fresh = BoxList::from_box(*b);
+                    if let Some((_, w)) = written.iter().find(|(w, _)| w == d) {
+                        fresh = fresh.minus(w);
+                    }
+                    match live.iter_mut().find(|(l, _)| l == d) {
+                        Some((_, l)) => l.add_list(&fresh),
+                        None => live.push((*d, fresh)),
+                    }
+                }
+                for (d, b) in &f.writes {
+                    match written.iter_mut().find(|(w, _)| w == d) {
+                        Some((_, w)) => w.add(*b),
+                        None => written.push((*d, BoxList::from_box(*b))),
+                    }
+                }
+            }
+            live.retain(|(d, l)| !l.is_empty() && written.iter().any(|(w, _)| w == d));
+            // The prefix: overwrites of a carried dataset before the prefix reads it.
+            let mut read: Vec<u32> = Vec::new();
+            let mut set: Vec<(u32, BoxList)> = Vec::new();
+            for i in open..first {
+                let f = table.get(self.fps[i]);
+                read.extend(f.reads.iter().map(|(d, _)| *d));
+                for (d, b) in &f.writes {
+                    if read.contains(d) {
+                        continue;
+                    }
+                    match set.iter_mut().find(|(w, _)| w == d) {
+                        Some((_, w)) => w.add(*b),
+                        None => set.push((*d, BoxList::from_box(*b))),
+                    }
+                }
+            }
+            return live
+                .iter()
+                .any(|(d, l)| set.iter().any(|(w, list)| w == d && list.covers_list(l)));
+        }
+        false
     }
 
     /// True when `inner`'s iterations each end with a value handed to the program: every
@@ -401,10 +476,15 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level, cache: &mut PassCach
     let preceded =
         (t.first)(outer.anchor) < (t.first)(inner.anchor) && !t.fetch_decided(outer.anchor);
     let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
+    // A trip count that never varies, above a sub-cycle's few, of a loop that the outer
+    // iteration's prefix starts afresh: a solver that converges in as many iterations every
+    // step (a loop every few steps that overwrites some of their state looks the same when it
+    // ran first, so a count up to [`MAX_STAGES`] is left to the rules above).
+    let restarted = || counts[0] > MAX_STAGES && t.restarts(inner.anchor, outer.anchor);
     // Trip counts that vary, in iterations that each end with a value handed to the program,
     // are a loop iterating on data, even where it mostly stops after one.
     let driven = varies && (iterates || t.asks_each_iteration(inner));
-    if preceded && (driven || (iterates && staged())) {
+    if preceded && (driven || (iterates && (staged() || restarted()))) {
         return true;
     }
     items(t, inner, outer.anchor) || cache.of(inner.anchor).outside(outer.anchor, !driven, t)
@@ -1375,6 +1455,48 @@ mod tests {
         assert!(!seen.carries(&|x| x == monitor, 0..tr.len(), true));
         assert!(!outside(seen, step.anchor, monitor, true));
         assert!(!outside(seen, step.anchor, monitor, false));
+    }
+
+    #[test]
+    fn a_solve_of_as_many_iterations_every_step_is_restarted_by_the_step() {
+        // Step: s sets up the residual r (dataset 1) from the solution u (0); the solve's
+        // iterations a b c read and update r and u, six every step. With s reading r first (a
+        // filter every six steps of a step a b c), nothing is restarted.
+        let tr = t("x sabcabcabcabcabcabc sabcabcabcabcabcabc sabcabcabcabcabcabc sabc");
+        let bx = crate::boxes::Bx::new([0, 0, 0], [4, 4, 1]);
+        let fp = |reads: &[u32], writes: &[u32]| {
+            std::sync::Arc::new(crate::track::Footprint {
+                reads: reads.iter().map(|&d| (d, bx)).collect(),
+                writes: writes.iter().map(|&d| (d, bx)).collect(),
+            })
+        };
+        let (setup, filter) = (fp(&[0], &[1]), fp(&[0, 1], &[1]));
+        let (a, b, c) = (fp(&[1], &[2]), fp(&[2, 1], &[1]), fp(&[1, 0], &[0]));
+        let first = firsts(&tr);
+        let levels = analyse(&tr);
+        let (step, inner) = (level_of(&levels, 's'), level_of(&levels, 'a'));
+        for (s_fp, restarted) in [(&setup, true), (&filter, false)] {
+            let mut table = crate::learn::trace::Footprints::default();
+            let fps: Vec<u32> = tr
+                .iter()
+                .map(|&l| {
+                    let f = match (l as u8 + b'a') as char {
+                        's' => s_fp,
+                        'a' => &a,
+                        'b' => &b,
+                        _ => &c,
+                    };
+                    table.id(l, f)
+                })
+                .collect();
+            let seen = Trace {
+                fps: &fps,
+                footprints: Some(&table),
+                ..view(&tr, &first)
+            };
+            assert_eq!(seen.restarts(inner.anchor, step.anchor), restarted);
+            assert_eq!(encloses(seen, inner, step), restarted);
+        }
     }
 
     #[test]

@@ -266,6 +266,11 @@ fn imex_runge_kutta_stages_each_with_an_implicit_solve() {
 }
 
 #[test]
+fn conjugate_gradient_solves_taking_as_many_iterations_every_step() {
+    check("long CG", &long_conjugate_gradient_solves);
+}
+
+#[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
 }
@@ -306,6 +311,7 @@ fn debug_program() {
         "idle-solve" => &a_solve_idle_until_a_source_switches_on,
         "second-solve" => &a_second_solve_that_always_converges_at_once,
         "imex" => &imex_stages_each_with_a_solve,
+        "long-cg" => &long_conjugate_gradient_solves,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
