@@ -109,14 +109,15 @@ impl Trace<'_> {
     /// iterations carry: in the first complete pass of `outer` that holds two iterations of
     /// `inner`, some dataset that its first iteration reads before writing and writes (carried
     /// from one iteration to the next: a solver's residual and search direction) is overwritten
-    /// by the loops between `outer`'s anchor and that iteration, over all the iteration reads
-    /// of it, before they read it (a solver's start from the new right-hand side). A loop run
-    /// every few time steps reads the state the steps carry on, or leaves it be. False without
-    /// footprints.
-    pub fn restarts(&self, inner: u32, outer: u32) -> bool {
+    /// by the loops between `outer`'s anchor and that iteration that are not `inner`'s own
+    /// (its core), over all the iteration reads of it, before they read it (a solver's start
+    /// from the new right-hand side). A loop run every few time steps reads the state the steps
+    /// carry on, or leaves it be. False without footprints.
+    pub fn restarts(&self, inner: &Level, outer: u32) -> bool {
         let Some(table) = self.footprints else {
             return false;
         };
+        let (core, inner) = (&inner.core, inner.anchor);
         let locs = self.locs;
         let next =
             |from: usize, l: u32| locs[from..].iter().position(|&x| x == l).map(|k| from + k);
@@ -159,7 +160,8 @@ impl Trace<'_> {
             // The prefix: overwrites of a carried dataset before the prefix reads it.
             let mut read: Vec<u32> = Vec::new();
             let mut set: Vec<(u32, BoxList)> = Vec::new();
-            for i in open..first {
+            // Loops of the inner iterations that run before its anchor in a pass are theirs.
+            for i in (open..first).filter(|&i| core.binary_search(&locs[i]).is_err()) {
                 let f = table.get(self.fps[i]);
                 read.extend(f.reads.iter().map(|(d, _)| *d));
                 for (d, b) in &f.writes {
@@ -480,7 +482,7 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level, cache: &mut PassCach
     // iteration's prefix starts afresh: a solver that converges in as many iterations every
     // step (a loop every few steps that overwrites some of their state looks the same when it
     // ran first, so a count up to [`MAX_STAGES`] is left to the rules above).
-    let restarted = || counts[0] > MAX_STAGES && t.restarts(inner.anchor, outer.anchor);
+    let restarted = || counts[0] > MAX_STAGES && t.restarts(inner, outer.anchor);
     // Trip counts that vary, in iterations that each end with a value handed to the program,
     // are a loop iterating on data, even where it mostly stops after one.
     let driven = varies && (iterates || t.asks_each_iteration(inner));
@@ -1494,9 +1496,39 @@ mod tests {
                 footprints: Some(&table),
                 ..view(&tr, &first)
             };
-            assert_eq!(seen.restarts(inner.anchor, step.anchor), restarted);
+            assert_eq!(seen.restarts(inner, step.anchor), restarted);
             assert_eq!(encloses(seen, inner, step), restarted);
         }
+        // A summary m every six steps p a b c, whose p sets r up afresh: the loops between m and
+        // the step's anchor a are the step's own (its core), no prefix of an iteration around
+        // six steps.
+        let tr = t("x abc m pabc pabc pabc pabc pabc pabc m pabc pabc pabc pabc pabc pabc m pabc");
+        let mut table = crate::learn::trace::Footprints::default();
+        let looks = fp(&[0], &[]);
+        let fps: Vec<u32> = tr
+            .iter()
+            .map(|&l| {
+                let f = match (l as u8 + b'a') as char {
+                    'm' => &looks,
+                    'p' => &setup,
+                    'a' => &a,
+                    'b' => &b,
+                    _ => &c,
+                };
+                table.id(l, f)
+            })
+            .collect();
+        let first = firsts(&tr);
+        let seen = Trace {
+            fps: &fps,
+            footprints: Some(&table),
+            ..view(&tr, &first)
+        };
+        let levels = analyse(&tr);
+        let step = level_of(&levels, 'a');
+        assert_eq!(step.anchor, id('a'));
+        assert!(step.core.contains(&id('p')));
+        assert!(!seen.restarts(step, id('m')));
     }
 
     #[test]
