@@ -1513,3 +1513,72 @@ pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     cx.end();
     Ok(vec![q, qn])
 }
+
+/// A level set advected every step and redistanced every eighth step, from the first: the
+/// redistancing (a smoothing into a scratch field, copied back) runs at the top of the step,
+/// before the step's loops, and overwrites the field the steps carry, after reading it.
+pub fn level_set_redistanced_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("sheet", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let phi = ops.dat::<f64, 2>(&grid, "phi", n, h)?;
+    let next = ops.dat::<f64, 2>(&grid, "phi_next", n, h)?;
+    let scratch = ops.dat::<f64, 2>(&grid, "phi_smooth", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        blob2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), phi.arg(&pt, Write)],
+    )?;
+    for d in [&next, &scratch] {
+        ops.par_loop(
+            zero_halo2,
+            "clear",
+            &grid,
+            all.clone(),
+            &[d.arg(&pt, Write)],
+        )?;
+    }
+    for step in 0..40u32 {
+        cx.step();
+        if step % 8 == 0 {
+            cx.ops.par_loop(
+                smooth2,
+                "redistance",
+                &grid,
+                inner.clone(),
+                &[phi.arg(&five, Read), scratch.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                copy2,
+                "redistance_copy",
+                &grid,
+                inner.clone(),
+                &[scratch.arg(&pt, Read), phi.arg(&pt, Write)],
+            )?;
+        }
+        cx.ops.par_loop(
+            diffuse2,
+            "advect",
+            &grid,
+            inner.clone(),
+            &[phi.arg(&five, Read), next.arg(&pt, Write), Arg::global(0.1)],
+        )?;
+        cx.ops.par_loop(
+            copy2,
+            "advance",
+            &grid,
+            inner.clone(),
+            &[next.arg(&pt, Read), phi.arg(&pt, Write)],
+        )?;
+    }
+    cx.end();
+    Ok(vec![phi, next, scratch])
+}

@@ -270,6 +270,21 @@ fn conjugate_gradient_solves_taking_as_many_iterations_every_step() {
     check("long CG", &long_conjugate_gradient_solves);
 }
 
+/// Known limit: a loop every few steps that runs before the first step's loops and is as long
+/// as the step (the redistancing, two loops, of a two-loop step) reads, by the locations and
+/// the data, as the prefix of an iteration around a fixed inner loop of eight: the
+/// redistancing is taken for the time step's boundary (a solve of eight fixed iterations
+/// restarted by a prefix that reads the state first looks the same).
+#[test]
+fn a_level_set_redistanced_every_eighth_step_from_the_first() {
+    check_known_limit(
+        "redistanced level set",
+        &level_set_redistanced_every_eighth_step,
+        "the chosen location `redistance` does not run once per step",
+        &[1, 2, 3],
+    );
+}
+
 #[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
@@ -312,6 +327,7 @@ fn debug_program() {
         "second-solve" => &a_second_solve_that_always_converges_at_once,
         "imex" => &imex_stages_each_with_a_solve,
         "long-cg" => &long_conjugate_gradient_solves,
+        "redistance" => &level_set_redistanced_every_eighth_step,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
