@@ -14,14 +14,17 @@
 //! production run, an ensemble of members run one after the other, a CG solve preconditioned by
 //! a fixed number of Jacobi sweeps, Jacobi sweeps checked for convergence every fourth sweep, a
 //! CG solve recomputing its residual every fifth iteration, a split-explicit step (fixed fast
-//! sub-steps, then an implicit solve), and three known limits: an
-//! advection code that changes its scheme after a spin-up, a step that starts with its solve,
-//! and a CG solve whose helpers the step's prefix shares. Each is judged by the brute-force oracle
-//! (`oracle::judge`): the learnt location saves at most 1.05 x the best boundary's checkpoint,
-//! checkpoints come once per N time steps, and restarts from every checkpoint are bitwise and
-//! keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
-//! step with more than one inner level, or an inner level with one of its own) and `explicit`,
-//! their kernels in `kernels`.
+//! sub-steps, then an implicit solve), a refined patch on a second block sub-cycled twice per
+//! coarse step, a solve that converges at once until a source switches on, two solves through
+//! one helper the second converging at once, IMEX stages each with a solve, CG solves of as
+//! many iterations every step, and four known limits: a level set redistanced every eighth step
+//! from the first, an advection code that changes its scheme after a spin-up, a step that starts
+//! with its solve, and a CG solve whose helpers the step's prefix shares. Each is judged by the
+//! brute-force oracle (`oracle::judge`): the learnt location saves at most 1.05 x the best
+//! boundary's checkpoint, checkpoints come once per N time steps, and restarts from every
+//! checkpoint are bitwise and keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
+//! step with more than one inner level, or an inner level with one of its own), `coupled` (two
+//! blocks coupled through the host) and `explicit`, their kernels in `kernels`.
 
 #[path = "../oracle/mod.rs"]
 mod oracle;
