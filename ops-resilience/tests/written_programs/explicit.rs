@@ -1582,3 +1582,134 @@ pub fn level_set_redistanced_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f
     cx.end();
     Ok(vec![phi, next, scratch])
 }
+
+/// Advection sub-cycled by its CFL number: every step sets a gusting velocity field, fetches
+/// its peak speed and takes as many upwind sub-steps as the CFL limit asks (one to four, known
+/// only once the speed is fetched, none of them ending in a test), then diffuses; the total
+/// every fifth step.
+pub fn advection_sub_cycled_by_its_cfl_number(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("box", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let qn = ops.dat::<f64, 2>(&grid, "q_next", n, h)?;
+    let vx = ops.dat::<f64, 2>(&grid, "vx", n, h)?;
+    let vy = ops.dat::<f64, 2>(&grid, "vy", n, h)?;
+    let fx = ops.dat::<f64, 2>(&grid, "flux_x", n, h)?;
+    let fy = ops.dat::<f64, 2>(&grid, "flux_y", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let xm = ops.stencil("xm", &[[0, 0], [-1, 0]])?;
+    let ym = ops.stencil("ym", &[[0, 0], [0, -1]])?;
+    let up = ops.stencil("up", &[[0, 0], [1, 0], [0, 1]])?;
+    let speed = ops.reduction::<f64>("speed", ReduceOp::Max);
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        blob2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), q.arg(&pt, Write)],
+    )?;
+    for d in [&qn, &fx, &fy] {
+        ops.par_loop(
+            zero_halo2,
+            "clear",
+            &grid,
+            all.clone(),
+            &[d.arg(&pt, Write)],
+        )?;
+    }
+    let dt = 0.2;
+    for step in 0..24u32 {
+        cx.step();
+        let gust = 1.0 + 1.5 * (0.7 * step as f64).sin().abs();
+        cx.ops.par_loop(
+            gust_velocity2,
+            "velocity",
+            &grid,
+            all.clone(),
+            &[
+                Arg::idx(),
+                vx.arg(&pt, Write),
+                vy.arg(&pt, Write),
+                Arg::global(gust),
+            ],
+        )?;
+        cx.ops.par_loop(
+            speed2,
+            "peak_speed",
+            &grid,
+            inner.clone(),
+            &[vx.arg(&pt, Read), vy.arg(&pt, Read), speed.arg()],
+        )?;
+        let cfl = cx.result(&speed)? * dt;
+        let subs = (cfl / 0.6).ceil().clamp(1.0, 4.0) as u32;
+        for _ in 0..subs {
+            cx.ops.par_loop(
+                flux_x2,
+                "flux_x",
+                &grid,
+                [0..N + 1, 0..N],
+                &[q.arg(&xm, Read), vx.arg(&pt, Read), fx.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                flux_y2,
+                "flux_y",
+                &grid,
+                [0..N, 0..N + 1],
+                &[q.arg(&ym, Read), vy.arg(&pt, Read), fy.arg(&pt, Write)],
+            )?;
+            cx.ops.par_loop(
+                advance2,
+                "advect",
+                &grid,
+                inner.clone(),
+                &[
+                    q.arg(&pt, Read),
+                    fx.arg(&up, Read),
+                    fy.arg(&up, Read),
+                    qn.arg(&pt, Write),
+                    Arg::global(dt / subs as f64),
+                ],
+            )?;
+            cx.ops.par_loop(
+                copy2,
+                "advect_copy",
+                &grid,
+                inner.clone(),
+                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        cx.ops.par_loop(
+            diffuse2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.05)],
+        )?;
+        cx.ops.par_loop(
+            copy2,
+            "diffuse_copy",
+            &grid,
+            inner.clone(),
+            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+        )?;
+        if step % 5 == 4 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![q, qn, vx, vy, fx, fy])
+}

@@ -534,3 +534,12 @@ pub fn fast_step2(q: Read<f64>, t: Read<f64>, out: Write<f64>, dt: Global<f64>) 
     let fast = 0.3 * (q[(1, 0)] - q[(-1, 0)]);
     out[(0, 0)] = q[(0, 0)] + dt * (t[(0, 0)] + fast);
 }
+
+/// A velocity field scaled by a gust factor `s`.
+#[kernel]
+pub fn gust_velocity2(idx: Idx, vx: Write<f64>, vy: Write<f64>, s: Global<f64>) {
+    let x = idx[0] as f64;
+    let y = idx[1] as f64;
+    vx[(0, 0)] = s * (1.0 + 0.02 * y);
+    vy[(0, 0)] = s * (0.5 - 0.01 * x);
+}

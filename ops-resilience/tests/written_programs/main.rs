@@ -289,6 +289,11 @@ fn a_level_set_redistanced_every_eighth_step_from_the_first() {
 }
 
 #[test]
+fn advection_sub_cycled_by_its_cfl_number_fetched_each_step() {
+    check("CFL sub-cycles", &advection_sub_cycled_by_its_cfl_number);
+}
+
+#[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
 }
@@ -331,6 +336,7 @@ fn debug_program() {
         "imex" => &imex_stages_each_with_a_solve,
         "long-cg" => &long_conjugate_gradient_solves,
         "redistance" => &level_set_redistanced_every_eighth_step,
+        "cfl-sub-cycles" => &advection_sub_cycled_by_its_cfl_number,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
