@@ -988,3 +988,113 @@ pub fn long_conjugate_gradient_solves(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     cx.end();
     Ok(vec![u, kx, rhs, r, p, w])
 }
+
+/// A potential solved once at start-up by Jacobi sweeps to a tolerance (a hundred and more
+/// sweeps, before any time step), then a time loop that advects a tracer down its gradient
+/// (explicit, two loops and a copy per step) with the tracer's total every fourth step.
+pub fn a_start_up_solve_then_an_explicit_time_loop(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("plate", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut phi = ops.dat::<f64, 2>(&grid, "phi", n, h)?;
+    let mut next = ops.dat::<f64, 2>(&grid, "phi_next", n, h)?;
+    let source = ops.dat::<f64, 2>(&grid, "source", n, h)?;
+    let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
+    let q = ops.dat::<f64, 2>(&grid, "tracer", n, h)?;
+    let qn = ops.dat::<f64, 2>(&grid, "tracer_next", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    for d in [&phi, &next] {
+        ops.par_loop(zero_halo2, "zero", &grid, all.clone(), &[d.arg(&pt, Write)])?;
+    }
+    ops.par_loop(
+        nl_init2,
+        "source",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), source.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        nl_conductivity2,
+        "k",
+        &grid,
+        all.clone(),
+        &[source.arg(&pt, Read), k.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        blob2,
+        "tracer",
+        &grid,
+        all,
+        &[Arg::idx(), q.arg(&pt, Write)],
+    )?;
+    let mut sweeps = 0;
+    loop {
+        cx.ops.par_loop(
+            nl_sweep2,
+            "potential_sweep",
+            &grid,
+            inner.clone(),
+            &[
+                phi.arg(&five, Read),
+                source.arg(&pt, Read),
+                k.arg(&pt, Read),
+                next.arg(&pt, Write),
+            ],
+        )?;
+        cx.ops.par_loop(
+            nl_change2,
+            "potential_change",
+            &grid,
+            inner.clone(),
+            &[phi.arg(&pt, Read), next.arg(&pt, Read), change.arg()],
+        )?;
+        std::mem::swap(&mut phi, &mut next);
+        sweeps += 1;
+        if cx.result(&change)? < 1e-9 || sweeps >= 300 {
+            break;
+        }
+    }
+    for step in 0..30u32 {
+        cx.step();
+        cx.ops.par_loop(
+            blend2,
+            "drift",
+            &grid,
+            inner.clone(),
+            &[phi.arg(&pt, Read), q.arg(&pt, ReadWrite), Arg::global(0.01)],
+        )?;
+        cx.ops.par_loop(
+            diffuse2,
+            "spread",
+            &grid,
+            inner.clone(),
+            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
+        )?;
+        cx.ops.par_loop(
+            copy2,
+            "advance",
+            &grid,
+            inner.clone(),
+            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+        )?;
+        if step % 4 == 3 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![phi, next, source, k, q, qn])
+}
