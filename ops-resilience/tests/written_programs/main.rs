@@ -29,6 +29,7 @@
 #[path = "../oracle/mod.rs"]
 mod oracle;
 
+mod cg;
 mod coupled;
 mod explicit;
 mod kernels;

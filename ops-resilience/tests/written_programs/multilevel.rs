@@ -6,6 +6,7 @@
 
 use ops_backends::prelude::*;
 
+use crate::cg::Cg;
 use crate::kernels::*;
 use crate::oracle::Ctx;
 
@@ -63,162 +64,75 @@ fn precondition(cx: &mut Ctx, grid: &Block, m: &Precond<'_>, r: &Dat<f64>) -> Re
 /// each; the iterations stop on the residual's norm, checked after the update; the total is
 /// fetched every third step.
 pub fn preconditioned_cg(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    let cg = Cg::new(cx, N)?;
     let ops = &mut cx.ops;
-    let grid = ops.block("sheet", 2)?;
     let h = Halo::uniform(1);
     let n = [N as usize; 2];
-    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
-    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
-    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
-    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
-    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
-    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
-    let z = ops.dat::<f64, 2>(&grid, "z", n, h)?;
-    let scratch = ops.dat::<f64, 2>(&grid, "z_next", n, h)?;
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
+    let z = ops.dat::<f64, 2>(&cg.grid, "z", n, h)?;
+    let scratch = ops.dat::<f64, 2>(&cg.grid, "z_next", n, h)?;
     let rz = ops.reduction::<f64>("rz", ReduceOp::Sum);
-    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
-    let inner = [0..N, 0..N];
+    let (grid, pt) = (&cg.grid, &cg.pt);
     let all = [-1..N + 1, -1..N + 1];
-    ops.par_loop(
-        cg_init2,
-        "init",
-        &grid,
-        all.clone(),
-        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
-    )?;
-    for d in [&p, &z] {
-        ops.par_loop(zero_halo2, "zero", &grid, all.clone(), &[d.arg(&pt, Write)])?;
-    }
+    ops.par_loop(zero_halo2, "zero_z", grid, all, &[z.arg(pt, Write)])?;
     let m = Precond {
-        kx: &kx,
+        kx: &cg.kx,
         z: &z,
         scratch: &scratch,
-        pt: &pt,
-        five: &five,
+        pt,
+        five: &cg.five,
+    };
+    // r.z, the preconditioned residual's norm.
+    let dot_rz = |cx: &mut Ctx, name: &str| -> Result<f64> {
+        cx.ops.par_loop(
+            dot2,
+            name,
+            grid,
+            cg.inner(),
+            &[cg.r.arg(pt, Read), z.arg(pt, Read), rz.arg()],
+        )?;
+        cx.result(&rz)
     };
     for step in 0..12u32 {
         cx.step();
-        let ops = &mut cx.ops;
-        ops.par_loop(
-            copy2,
-            "rhs",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            apply2,
-            "apply_u",
-            &grid,
-            inner.clone(),
-            &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            residual2,
-            "residual",
-            &grid,
-            inner.clone(),
-            &[
-                rhs.arg(&pt, Read),
-                w.arg(&pt, Read),
-                r.arg(&pt, Write),
-                p.arg(&pt, Write),
-                rr.arg(),
-            ],
-        )?;
-        let mut res = cx.result(&rr)?;
-        precondition(cx, &grid, &m, &r)?;
+        let mut res = cg.start(cx)?;
+        precondition(cx, grid, &m, &cg.r)?;
         cx.ops.par_loop(
             copy2,
             "p_from_z",
-            &grid,
-            inner.clone(),
-            &[z.arg(&pt, Read), p.arg(&pt, Write)],
+            grid,
+            cg.inner(),
+            &[z.arg(pt, Read), cg.p.arg(pt, Write)],
         )?;
-        cx.ops.par_loop(
-            dot2,
-            "rz_first",
-            &grid,
-            inner.clone(),
-            &[r.arg(&pt, Read), z.arg(&pt, Read), rz.arg()],
-        )?;
-        let mut rho = cx.result(&rz)?;
+        let mut rho = dot_rz(cx, "rz_first")?;
         let mut it = 0;
         while res > 1e-8 && it < 40 {
-            let ops = &mut cx.ops;
-            ops.par_loop(
-                apply2,
-                "apply_p",
-                &grid,
-                inner.clone(),
-                &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-            )?;
-            ops.par_loop(
-                dot2,
-                "pw",
-                &grid,
-                inner.clone(),
-                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
-            )?;
-            let alpha = rho / cx.result(&pw)?;
-            cx.ops.par_loop(
-                cg_step2,
-                "cg_step",
-                &grid,
-                inner.clone(),
-                &[
-                    p.arg(&pt, Read),
-                    w.arg(&pt, Read),
-                    u.arg(&pt, ReadWrite),
-                    r.arg(&pt, ReadWrite),
-                    Arg::global(alpha),
-                    rr.arg(),
-                ],
-            )?;
-            res = cx.result(&rr)?;
+            cg.apply_p(cx)?;
+            res = cg.step(cx, rho)?;
             it += 1;
             if res <= 1e-8 {
                 break;
             }
-            precondition(cx, &grid, &m, &r)?;
-            cx.ops.par_loop(
-                dot2,
-                "rz",
-                &grid,
-                inner.clone(),
-                &[r.arg(&pt, Read), z.arg(&pt, Read), rz.arg()],
-            )?;
-            let next = cx.result(&rz)?;
-            cx.ops.par_loop(
-                cg_dir2,
-                "cg_direction",
-                &grid,
-                inner.clone(),
-                &[
-                    z.arg(&pt, Read),
-                    p.arg(&pt, ReadWrite),
-                    Arg::global(next / rho),
-                ],
-            )?;
+            precondition(cx, grid, &m, &cg.r)?;
+            let next = dot_rz(cx, "rz")?;
+            cg.direction(cx, &z, next / rho)?;
             rho = next;
         }
         if step % 3 == 2 {
             cx.ops.par_loop(
                 total2,
                 "total",
-                &grid,
-                inner.clone(),
-                &[u.arg(&pt, Read), total.arg()],
+                grid,
+                cg.inner(),
+                &[cg.u.arg(pt, Read), total.arg()],
             )?;
             cx.result(&total)?;
         }
     }
     cx.end();
-    Ok(vec![u, kx, rhs, r, p, w, z, scratch])
+    let mut dats = cg.dats();
+    dats.extend([z, scratch]);
+    Ok(dats)
 }
 
 /// Implicit diffusion with a source switched on at step 4: every step adds the source, saves
@@ -347,142 +261,57 @@ pub fn jacobi_checked_every_few_sweeps(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 /// (against round-off drift), which adds two loops to those iterations; the field's total is
 /// fetched after every step.
 pub fn cg_with_residual_replacement(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
-    let ops = &mut cx.ops;
-    let grid = ops.block("sheet", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
-    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
-    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
-    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
-    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
-    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
-    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
-    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
-    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
-    let inner = [0..N, 0..N];
-    let all = [-1..N + 1, -1..N + 1];
-    ops.par_loop(
-        cg_init2,
-        "init",
-        &grid,
-        all.clone(),
-        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
-    )?;
-    ops.par_loop(zero_halo2, "zero_p", &grid, all, &[p.arg(&pt, Write)])?;
+    let cg = Cg::new(cx, N)?;
+    let total = cx.ops.reduction::<f64>("total", ReduceOp::Sum);
+    let (grid, pt) = (&cg.grid, &cg.pt);
     for _ in 0..12u32 {
         cx.step();
-        let ops = &mut cx.ops;
-        ops.par_loop(
-            copy2,
-            "rhs",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            apply2,
-            "apply_u",
-            &grid,
-            inner.clone(),
-            &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            residual2,
-            "residual",
-            &grid,
-            inner.clone(),
-            &[
-                rhs.arg(&pt, Read),
-                w.arg(&pt, Read),
-                r.arg(&pt, Write),
-                p.arg(&pt, Write),
-                rr.arg(),
-            ],
-        )?;
-        let mut rho = cx.result(&rr)?;
+        let mut rho = cg.start(cx)?;
         let mut it = 0;
         while rho > 1e-10 && it < 60 {
-            let ops = &mut cx.ops;
-            ops.par_loop(
-                apply2,
-                "apply_p",
-                &grid,
-                inner.clone(),
-                &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-            )?;
-            ops.par_loop(
-                dot2,
-                "pw",
-                &grid,
-                inner.clone(),
-                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
-            )?;
-            let alpha = rho / cx.result(&pw)?;
-            cx.ops.par_loop(
-                cg_step2,
-                "cg_step",
-                &grid,
-                inner.clone(),
-                &[
-                    p.arg(&pt, Read),
-                    w.arg(&pt, Read),
-                    u.arg(&pt, ReadWrite),
-                    r.arg(&pt, ReadWrite),
-                    Arg::global(alpha),
-                    rr.arg(),
-                ],
-            )?;
-            let mut next = cx.result(&rr)?;
+            cg.apply_p(cx)?;
+            let mut next = cg.step(cx, rho)?;
             it += 1;
             if it % 5 == 0 {
                 cx.ops.par_loop(
                     apply2,
                     "apply_replace",
-                    &grid,
-                    inner.clone(),
-                    &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
+                    grid,
+                    cg.inner(),
+                    &[
+                        cg.u.arg(&cg.five, Read),
+                        cg.kx.arg(pt, Read),
+                        cg.w.arg(pt, Write),
+                    ],
                 )?;
                 cx.ops.par_loop(
                     true_residual2,
                     "replace_residual",
-                    &grid,
-                    inner.clone(),
+                    grid,
+                    cg.inner(),
                     &[
-                        rhs.arg(&pt, Read),
-                        w.arg(&pt, Read),
-                        r.arg(&pt, Write),
-                        rr.arg(),
+                        cg.rhs.arg(pt, Read),
+                        cg.w.arg(pt, Read),
+                        cg.r.arg(pt, Write),
+                        cg.rr.arg(),
                     ],
                 )?;
-                next = cx.result(&rr)?;
+                next = cx.result(&cg.rr)?;
             }
-            cx.ops.par_loop(
-                cg_dir2,
-                "cg_direction",
-                &grid,
-                inner.clone(),
-                &[
-                    r.arg(&pt, Read),
-                    p.arg(&pt, ReadWrite),
-                    Arg::global(next / rho),
-                ],
-            )?;
+            cg.direction(cx, &cg.r, next / rho)?;
             rho = next;
         }
         cx.ops.par_loop(
             total2,
             "total",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), total.arg()],
+            grid,
+            cg.inner(),
+            &[cg.u.arg(pt, Read), total.arg()],
         )?;
         cx.result(&total)?;
     }
     cx.end();
-    Ok(vec![u, kx, rhs, r, p, w])
+    Ok(cg.dats())
 }
 
 /// A split-explicit step: the slow tendency once, three fast sub-steps with it (each a step

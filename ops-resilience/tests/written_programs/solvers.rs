@@ -4,6 +4,7 @@
 
 use ops_backends::prelude::*;
 
+use crate::cg::Cg;
 use crate::kernels::*;
 use crate::oracle::Ctx;
 
@@ -177,78 +178,19 @@ pub fn implicit_heat(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
 /// field, the solve runs until the residual falls below a tolerance (a varying number of
 /// iterations), and the solution becomes the field.
 pub fn conjugate_gradient(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
-    const N: i32 = 16;
-    let ops = &mut cx.ops;
-    let grid = ops.block("sheet", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
-    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
-    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
-    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
-    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
-    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
-    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
-    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
-    let inner = [0..N, 0..N];
-    let all = [-1..N + 1, -1..N + 1];
-    ops.par_loop(
-        cg_init2,
-        "init",
-        &grid,
-        all.clone(),
-        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
-    )?;
-    ops.par_loop(zero_halo2, "zero_p", &grid, all, &[p.arg(&pt, Write)])?;
+    let cg = Cg::new(cx, 16)?;
     for _ in 0..12u32 {
         cx.step();
-        let ops = &mut cx.ops;
-        ops.par_loop(
-            copy2,
-            "rhs",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            apply2,
-            "apply_u",
-            &grid,
-            inner.clone(),
-            &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            residual2,
-            "residual",
-            &grid,
-            inner.clone(),
-            &[
-                rhs.arg(&pt, Read),
-                w.arg(&pt, Read),
-                r.arg(&pt, Write),
-                p.arg(&pt, Write),
-                rr.arg(),
-            ],
-        )?;
-        let mut rho = cx.result(&rr)?;
+        let mut rho = cg.start(cx)?;
         let mut it = 0;
         while rho > 1e-6 && it < 40 {
-            let ops = &mut cx.ops;
-            ops.par_loop(
-                apply2,
-                "apply_p",
-                &grid,
-                inner.clone(),
-                &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-            )?;
-            rho = cg_update(cx, &grid, &pt, [&p, &w, &u, &r], [&pw, &rr], rho)?;
+            cg.apply_p(cx)?;
+            rho = cg.update(cx, rho)?;
             it += 1;
         }
     }
     cx.end();
-    Ok(vec![u, kx, rhs, r, p, w])
+    Ok(cg.dats())
 }
 
 /// Nonlinear implicit diffusion, three loops deep: every step saves the field and runs Picard
@@ -686,117 +628,46 @@ fn apply(
 /// step and on the search direction in every iteration of the solve.
 pub fn conjugate_gradient_with_helpers(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     const N: i32 = 16;
-    let ops = &mut cx.ops;
-    let grid = ops.block("sheet", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
-    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
-    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
-    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
-    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
-    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
-    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
-    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let mirror = crate::explicit::Mirror::new(ops)?;
-    let inner = [0..N, 0..N];
-    let all = [-1..N + 1, -1..N + 1];
-    ops.par_loop(
-        cg_init2,
-        "init",
-        &grid,
-        all.clone(),
-        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
-    )?;
-    ops.par_loop(zero_halo2, "zero_p", &grid, all, &[p.arg(&pt, Write)])?;
+    let cg = Cg::new(cx, N)?;
+    let mirror = crate::explicit::Mirror::new(&mut cx.ops)?;
+    let (pt, five, grid) = (&cg.pt, &cg.five, &cg.grid);
     for _ in 0..12u32 {
         cx.step();
         let ops = &mut cx.ops;
         ops.par_loop(
             copy2,
             "rhs",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
+            grid,
+            cg.inner(),
+            &[cg.u.arg(pt, Read), cg.rhs.arg(pt, Write)],
         )?;
-        crate::explicit::reflect(ops, &mirror, &grid, &u, N)?;
-        apply(ops, &grid, [&pt, &five], [&u, &kx, &w])?;
+        crate::explicit::reflect(ops, &mirror, grid, &cg.u, N)?;
+        apply(ops, grid, [pt, five], [&cg.u, &cg.kx, &cg.w])?;
         ops.par_loop(
             residual2,
             "residual",
-            &grid,
-            inner.clone(),
+            grid,
+            cg.inner(),
             &[
-                rhs.arg(&pt, Read),
-                w.arg(&pt, Read),
-                r.arg(&pt, Write),
-                p.arg(&pt, Write),
-                rr.arg(),
+                cg.rhs.arg(pt, Read),
+                cg.w.arg(pt, Read),
+                cg.r.arg(pt, Write),
+                cg.p.arg(pt, Write),
+                cg.rr.arg(),
             ],
         )?;
-        let mut rho = cx.result(&rr)?;
+        let mut rho = cx.result(&cg.rr)?;
         let mut it = 0;
         while rho > 1e-6 && it < 40 {
             let ops = &mut cx.ops;
-            crate::explicit::reflect(ops, &mirror, &grid, &p, N)?;
-            apply(ops, &grid, [&pt, &five], [&p, &kx, &w])?;
-            rho = cg_update(cx, &grid, &pt, [&p, &w, &u, &r], [&pw, &rr], rho)?;
+            crate::explicit::reflect(ops, &mirror, grid, &cg.p, N)?;
+            apply(ops, grid, [pt, five], [&cg.p, &cg.kx, &cg.w])?;
+            rho = cg.update(cx, rho)?;
             it += 1;
         }
     }
     cx.end();
-    Ok(vec![u, kx, rhs, r, p, w])
-}
-
-/// The rest of a conjugate gradient iteration once `w = A p`: `u += alpha p`, `r -= alpha w`
-/// (with the new residual's norm), the next direction; the new norm.
-fn cg_update(
-    cx: &mut Ctx,
-    grid: &Block,
-    pt: &Stencil,
-    [p, w, u, r]: [&Dat<f64>; 4],
-    [pw, rr]: [&Reduction<f64>; 2],
-    rho: f64,
-) -> Result<f64> {
-    const N: i32 = 16;
-    let inner = [0..N, 0..N];
-    cx.ops.par_loop(
-        dot2,
-        "pw",
-        grid,
-        inner.clone(),
-        &[p.arg(pt, Read), w.arg(pt, Read), pw.arg()],
-    )?;
-    let alpha = rho / cx.result(pw)?;
-    cx.ops.par_loop(
-        cg_step2,
-        "cg_step",
-        grid,
-        inner.clone(),
-        &[
-            p.arg(pt, Read),
-            w.arg(pt, Read),
-            u.arg(pt, ReadWrite),
-            r.arg(pt, ReadWrite),
-            Arg::global(alpha),
-            rr.arg(),
-        ],
-    )?;
-    let next = cx.result(rr)?;
-    cx.ops.par_loop(
-        cg_dir2,
-        "cg_direction",
-        grid,
-        inner,
-        &[
-            r.arg(pt, Read),
-            p.arg(pt, ReadWrite),
-            Arg::global(next / rho),
-        ],
-    )?;
-    Ok(next)
+    Ok(cg.dats())
 }
 
 /// Implicit diffusion from rest: the field starts at its equilibrium (zero), so the Jacobi
@@ -880,113 +751,20 @@ pub fn a_solve_idle_until_a_source_switches_on(cx: &mut Ctx) -> Result<Vec<Dat<f
 /// CG solves on a 48 x 48 field that converge in the same number of iterations (23) for six
 /// steps, then one fewer: a solver whose trip count does not vary while the learner looks.
 pub fn long_conjugate_gradient_solves(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
-    const N: i32 = 48;
-    let ops = &mut cx.ops;
-    let grid = ops.block("sheet", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
-    let u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
-    let kx = ops.dat::<f64, 2>(&grid, "kx", n, h)?;
-    let rhs = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
-    let r = ops.dat::<f64, 2>(&grid, "r", n, h)?;
-    let p = ops.dat::<f64, 2>(&grid, "p", n, h)?;
-    let w = ops.dat::<f64, 2>(&grid, "w", n, h)?;
-    let pt = ops.stencil("p00", &[[0, 0]])?;
-    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let rr = ops.reduction::<f64>("rr", ReduceOp::Sum);
-    let pw = ops.reduction::<f64>("pw", ReduceOp::Sum);
-    let inner = [0..N, 0..N];
-    let all = [-1..N + 1, -1..N + 1];
-    ops.par_loop(
-        cg_init2,
-        "init",
-        &grid,
-        all.clone(),
-        &[Arg::idx(), u.arg(&pt, Write), kx.arg(&pt, Write)],
-    )?;
-    ops.par_loop(zero_halo2, "zero_p", &grid, all, &[p.arg(&pt, Write)])?;
+    let cg = Cg::new(cx, 48)?;
     for step in 0..8u32 {
         cx.step();
-        let ops = &mut cx.ops;
-        ops.par_loop(
-            copy2,
-            "rhs",
-            &grid,
-            inner.clone(),
-            &[u.arg(&pt, Read), rhs.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            apply2,
-            "apply_u",
-            &grid,
-            inner.clone(),
-            &[u.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            residual2,
-            "residual",
-            &grid,
-            inner.clone(),
-            &[
-                rhs.arg(&pt, Read),
-                w.arg(&pt, Read),
-                r.arg(&pt, Write),
-                p.arg(&pt, Write),
-                rr.arg(),
-            ],
-        )?;
-        let mut rho = cx.result(&rr)?;
+        let mut rho = cg.start(cx)?;
         let mut it = 0;
         // The tolerance tightens with the step, so the solves stay long.
         while rho > 1e-22 * 0.5f64.powi(step as i32) && it < 400 {
-            let ops = &mut cx.ops;
-            ops.par_loop(
-                apply2,
-                "apply_p",
-                &grid,
-                inner.clone(),
-                &[p.arg(&five, Read), kx.arg(&pt, Read), w.arg(&pt, Write)],
-            )?;
-            ops.par_loop(
-                dot2,
-                "pw",
-                &grid,
-                inner.clone(),
-                &[p.arg(&pt, Read), w.arg(&pt, Read), pw.arg()],
-            )?;
-            let alpha = rho / cx.result(&pw)?;
-            cx.ops.par_loop(
-                cg_step2,
-                "cg_step",
-                &grid,
-                inner.clone(),
-                &[
-                    p.arg(&pt, Read),
-                    w.arg(&pt, Read),
-                    u.arg(&pt, ReadWrite),
-                    r.arg(&pt, ReadWrite),
-                    Arg::global(alpha),
-                    rr.arg(),
-                ],
-            )?;
-            let next = cx.result(&rr)?;
-            cx.ops.par_loop(
-                cg_dir2,
-                "cg_direction",
-                &grid,
-                inner.clone(),
-                &[
-                    r.arg(&pt, Read),
-                    p.arg(&pt, ReadWrite),
-                    Arg::global(next / rho),
-                ],
-            )?;
-            rho = next;
+            cg.apply_p(cx)?;
+            rho = cg.update(cx, rho)?;
             it += 1;
         }
     }
     cx.end();
-    Ok(vec![u, kx, rhs, r, p, w])
+    Ok(cg.dats())
 }
 
 /// A potential solved once at start-up by Jacobi sweeps to a tolerance (a hundred and more
