@@ -275,9 +275,7 @@ impl Decision {
             missing: 0,
         }
     }
-}
 
-impl Decision {
     /// Takes over the verification's votes of `old`, member by member: the same passes,
     /// anchored anew, are still being verified (an inner loop that ran once per pass so far may
     /// be iterating right now; starting the votes afresh would wait a whole pass to see it).

@@ -1474,23 +1474,25 @@ mod tests {
         };
         let (setup, filter) = (fp(&[0], &[1]), fp(&[0, 1], &[1]));
         let (a, b, c) = (fp(&[1], &[2]), fp(&[2, 1], &[1]), fp(&[1, 0], &[0]));
+        // Each loop's footprint by its letter, `x` taking c's.
+        let footprints = |tr: &[u32], of: &dyn Fn(char) -> _| {
+            let mut table = crate::learn::trace::Footprints::default();
+            let fps: Vec<u32> = tr
+                .iter()
+                .map(|&l| table.id(l, of((l as u8 + b'a') as char)))
+                .collect();
+            (table, fps)
+        };
         let first = firsts(&tr);
         let levels = analyse(&tr);
         let (step, inner) = (level_of(&levels, 's'), level_of(&levels, 'a'));
         for (s_fp, restarted) in [(&setup, true), (&filter, false)] {
-            let mut table = crate::learn::trace::Footprints::default();
-            let fps: Vec<u32> = tr
-                .iter()
-                .map(|&l| {
-                    let f = match (l as u8 + b'a') as char {
-                        's' => s_fp,
-                        'a' => &a,
-                        'b' => &b,
-                        _ => &c,
-                    };
-                    table.id(l, f)
-                })
-                .collect();
+            let (table, fps) = footprints(&tr, &|l| match l {
+                's' => s_fp,
+                'a' => &a,
+                'b' => &b,
+                _ => &c,
+            });
             let seen = Trace {
                 fps: &fps,
                 footprints: Some(&table),
@@ -1503,21 +1505,14 @@ mod tests {
         // the step's anchor a are the step's own (its core), no prefix of an iteration around
         // six steps.
         let tr = t("x abc m pabc pabc pabc pabc pabc pabc m pabc pabc pabc pabc pabc pabc m pabc");
-        let mut table = crate::learn::trace::Footprints::default();
         let looks = fp(&[0], &[]);
-        let fps: Vec<u32> = tr
-            .iter()
-            .map(|&l| {
-                let f = match (l as u8 + b'a') as char {
-                    'm' => &looks,
-                    'p' => &setup,
-                    'a' => &a,
-                    'b' => &b,
-                    _ => &c,
-                };
-                table.id(l, f)
-            })
-            .collect();
+        let (table, fps) = footprints(&tr, &|l| match l {
+            'm' => &looks,
+            'p' => &setup,
+            'a' => &a,
+            'b' => &b,
+            _ => &c,
+        });
         let first = firsts(&tr);
         let seen = Trace {
             fps: &fps,
