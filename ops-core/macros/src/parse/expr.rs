@@ -196,7 +196,7 @@ impl Checker<'_> {
                 if self.params[point.param].offsets[point.slot] != [0, 0, 0] {
                     return Err(Error::new_spanned(
                         ix,
-                        format!("`{name}` is ReadWrite: it can only be accessed at the centre point; pass the dataset again as a Read argument to read neighbours"),
+                        format!("`{name}` is ReadWrite: it can only be accessed at the centre point (an in-place update reading neighbours would race); read the neighbours from a Read parameter on another dataset and write the new values into a second one (double buffers swapped by handle)"),
                     ));
                 }
             }
