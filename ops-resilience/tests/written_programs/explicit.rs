@@ -1713,3 +1713,80 @@ pub fn advection_sub_cycled_by_its_cfl_number(cx: &mut Ctx) -> Result<Vec<Dat<f6
     cx.end();
     Ok(vec![q, qn, vx, vy, fx, fy])
 }
+
+/// Three species diffused by one helper (two loops, one call site each) and nothing else in a
+/// step: no loop runs once per step, so checkpoints can only open at a loop that runs for every
+/// species; each species' total every fifth step.
+pub fn three_species_through_one_helper(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("tank", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    let mut species = Vec::new();
+    for name in ["a", "b", "c"] {
+        let q = ops.dat::<f64, 2>(&grid, name, n, h)?;
+        let qn = ops.dat::<f64, 2>(&grid, &format!("{name}_next"), n, h)?;
+        ops.par_loop(
+            blob2,
+            "init",
+            &grid,
+            all.clone(),
+            &[Arg::idx(), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            zero_halo2,
+            "clear",
+            &grid,
+            all.clone(),
+            &[qn.arg(&pt, Write)],
+        )?;
+        species.push((q, qn));
+    }
+    for step in 0..24u32 {
+        cx.step();
+        for (i, (q, qn)) in species.iter().enumerate() {
+            cx.ops.par_loop(
+                diffuse2,
+                "diffuse",
+                &grid,
+                inner.clone(),
+                &[
+                    q.arg(&five, Read),
+                    qn.arg(&pt, Write),
+                    Arg::global(0.05 * (i + 1) as f64),
+                ],
+            )?;
+            cx.ops.par_loop(
+                copy2,
+                "advance",
+                &grid,
+                inner.clone(),
+                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        if step % 5 == 4 {
+            for (q, _) in &species {
+                cx.ops.par_loop(
+                    total2,
+                    "total",
+                    &grid,
+                    inner.clone(),
+                    &[q.arg(&pt, Read), total.arg()],
+                )?;
+                cx.result(&total)?;
+            }
+        }
+    }
+    cx.end();
+    let mut dats = Vec::new();
+    for (q, qn) in species {
+        dats.extend([q, qn]);
+    }
+    Ok(dats)
+}

@@ -17,9 +17,11 @@
 //! sub-steps, then an implicit solve), a refined patch on a second block sub-cycled twice per
 //! coarse step, a solve that converges at once until a source switches on, two solves through
 //! one helper the second converging at once, IMEX stages each with a solve, CG solves of as
-//! many iterations every step, and four known limits: a level set redistanced every eighth step
-//! from the first, an advection code that changes its scheme after a spin-up, a step that starts
-//! with its solve, and a CG solve whose helpers the step's prefix shares. Each is judged by the
+//! many iterations every step, advection sub-cycled by its CFL number, and six known limits: a
+//! level set redistanced every eighth step from the first, a solve at start-up before a short
+//! explicit time loop, three species through one helper with nothing else in a step, an
+//! advection code that changes its scheme after a spin-up, a step that starts with its solve,
+//! and a CG solve whose helpers the step's prefix shares. Each is judged by the
 //! brute-force oracle (`oracle::judge`): the learnt location saves at most 1.05 x the best
 //! boundary's checkpoint, checkpoints come once per N time steps, and restarts from every
 //! checkpoint are bitwise and keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
@@ -309,6 +311,20 @@ fn a_solve_at_start_up_then_an_explicit_time_loop() {
     );
 }
 
+/// Known limit: a step made only of a helper run for each of three species (every loop runs
+/// three times per step, none once) has no boundary that occurs once per step: a location is a
+/// call site, a loop name and a block, and the three runs share all three, so nothing is
+/// decided and checkpoints come only by time or when the program asks.
+#[test]
+fn three_species_through_one_helper_and_nothing_else() {
+    check_known_limit(
+        "three species",
+        &three_species_through_one_helper,
+        "no location was decided",
+        &[1, 2, 3],
+    );
+}
+
 #[test]
 fn an_ensemble_of_three_members_run_one_after_the_other() {
     check("ensemble", &ensemble);
@@ -354,6 +370,7 @@ fn debug_program() {
         "redistance" => &level_set_redistanced_every_eighth_step,
         "cfl-sub-cycles" => &advection_sub_cycled_by_its_cfl_number,
         "start-up-solve" => &a_start_up_solve_then_an_explicit_time_loop,
+        "species" => &three_species_through_one_helper,
         _ => panic!("no program {name}"),
     };
     let reference = oracle::run(program, None, |_| {});
