@@ -26,7 +26,8 @@
 //! boundary's checkpoint, checkpoints come once per N time steps, and restarts from every
 //! checkpoint are bitwise and keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
 //! step with more than one inner level, or an inner level with one of its own), `coupled` (two
-//! blocks coupled through the host) and `explicit`, their kernels in `kernels`.
+//! blocks coupled through the host) and `explicit`, their kernels in `kernels`; `cg` and
+//! `jacobi` hold the solver pieces several of them share.
 
 #[path = "../oracle/mod.rs"]
 mod oracle;
@@ -34,6 +35,7 @@ mod oracle;
 mod cg;
 mod coupled;
 mod explicit;
+mod jacobi;
 mod kernels;
 mod multilevel;
 mod solvers;

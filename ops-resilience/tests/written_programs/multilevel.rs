@@ -7,6 +7,7 @@
 use ops_backends::prelude::*;
 
 use crate::cg::Cg;
+use crate::jacobi::Jacobi;
 use crate::kernels::*;
 use crate::oracle::Ctx;
 
@@ -490,36 +491,17 @@ pub fn a_second_solve_that_always_converges_at_once(cx: &mut Ctx) -> Result<Vec<
         all,
         &[u.arg(&pt, Read), k.arg(&pt, Write)],
     )?;
-    // Jacobi sweeps of x towards the solution for `b` until the change is small; the result
-    // ends in `x` (the buffers swapped by handle).
-    let solve = |cx: &mut Ctx, x: &mut Dat<f64>, xn: &mut Dat<f64>, b: &Dat<f64>| -> Result<()> {
-        let mut sweeps = 0;
-        loop {
-            cx.ops.par_loop(
-                nl_sweep2,
-                "sweep",
-                &grid,
-                inner.clone(),
-                &[
-                    x.arg(&five, Read),
-                    b.arg(&pt, Read),
-                    k.arg(&pt, Read),
-                    xn.arg(&pt, Write),
-                ],
-            )?;
-            cx.ops.par_loop(
-                nl_change2,
-                "change",
-                &grid,
-                inner.clone(),
-                &[x.arg(&pt, Read), xn.arg(&pt, Read), change.arg()],
-            )?;
-            std::mem::swap(x, xn);
-            sweeps += 1;
-            if cx.result(&change)? < 1e-8 || sweeps >= 60 {
-                return Ok(());
-            }
-        }
+    // One helper for both solves: its call sites run on the two fields.
+    let solve = Jacobi {
+        grid: &grid,
+        k: &k,
+        pt: &pt,
+        five: &five,
+        change: &change,
+        inner: inner.clone(),
+        names: ["sweep", "change"],
+        tol: 1e-8,
+        max: 60,
     };
     for step in 0..14u32 {
         cx.step();
@@ -530,8 +512,8 @@ pub fn a_second_solve_that_always_converges_at_once(cx: &mut Ctx) -> Result<Vec<
             inner.clone(),
             &[u.arg(&pt, Read), old.arg(&pt, Write)],
         )?;
-        solve(cx, &mut u, &mut un, &old)?;
-        solve(cx, &mut c, &mut cn, &rhs)?;
+        solve.solve(cx, &mut u, &mut un, &old)?;
+        solve.solve(cx, &mut c, &mut cn, &rhs)?;
         cx.ops.par_loop(
             blend2,
             "correct",
@@ -599,6 +581,17 @@ pub fn imex_stages_each_with_a_solve(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         &[u.arg(&pt, Read), k.arg(&pt, Write)],
     )?;
     let (a, b) = ([0.0, 0.75, 1.0 / 3.0], [1.0, 0.25, 2.0 / 3.0]);
+    let stage_solve = Jacobi {
+        grid: &grid,
+        k: &k,
+        pt: &pt,
+        five: &five,
+        change: &change,
+        inner: inner.clone(),
+        names: ["stage_sweep", "stage_change"],
+        tol: 1e-7,
+        max: 60,
+    };
     for _ in 0..12u32 {
         cx.step();
         cx.ops.par_loop(
@@ -636,33 +629,7 @@ pub fn imex_stages_each_with_a_solve(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
                     Arg::global(b[s]),
                 ],
             )?;
-            let mut sweeps = 0;
-            loop {
-                cx.ops.par_loop(
-                    nl_sweep2,
-                    "stage_sweep",
-                    &grid,
-                    inner.clone(),
-                    &[
-                        u.arg(&five, Read),
-                        stage.arg(&pt, Read),
-                        k.arg(&pt, Read),
-                        un.arg(&pt, Write),
-                    ],
-                )?;
-                cx.ops.par_loop(
-                    nl_change2,
-                    "stage_change",
-                    &grid,
-                    inner.clone(),
-                    &[u.arg(&pt, Read), un.arg(&pt, Read), change.arg()],
-                )?;
-                std::mem::swap(&mut u, &mut un);
-                sweeps += 1;
-                if cx.result(&change)? < 1e-7 || sweeps >= 60 {
-                    break;
-                }
-            }
+            stage_solve.solve(cx, &mut u, &mut un, &stage)?;
         }
         cx.ops.par_loop(
             total2,

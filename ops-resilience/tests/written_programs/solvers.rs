@@ -5,6 +5,7 @@
 use ops_backends::prelude::*;
 
 use crate::cg::Cg;
+use crate::jacobi::Jacobi;
 use crate::kernels::*;
 use crate::oracle::Ctx;
 
@@ -699,6 +700,17 @@ pub fn a_solve_idle_until_a_source_switches_on(cx: &mut Ctx) -> Result<Vec<Dat<f
         all,
         &[u.arg(&pt, Read), k.arg(&pt, Write)],
     )?;
+    let solve = Jacobi {
+        grid: &grid,
+        k: &k,
+        pt: &pt,
+        five: &five,
+        change: &change,
+        inner: inner.clone(),
+        names: ["sweep", "change"],
+        tol: 1e-8,
+        max: 60,
+    };
     for step in 0..16u32 {
         cx.step();
         let strength = if step >= 5 { 1.0 } else { 0.0 };
@@ -716,33 +728,7 @@ pub fn a_solve_idle_until_a_source_switches_on(cx: &mut Ctx) -> Result<Vec<Dat<f
             inner.clone(),
             &[u.arg(&pt, Read), old.arg(&pt, Write)],
         )?;
-        let mut sweeps = 0;
-        loop {
-            cx.ops.par_loop(
-                nl_sweep2,
-                "sweep",
-                &grid,
-                inner.clone(),
-                &[
-                    u.arg(&five, Read),
-                    old.arg(&pt, Read),
-                    k.arg(&pt, Read),
-                    un.arg(&pt, Write),
-                ],
-            )?;
-            cx.ops.par_loop(
-                nl_change2,
-                "change",
-                &grid,
-                inner.clone(),
-                &[u.arg(&pt, Read), un.arg(&pt, Read), change.arg()],
-            )?;
-            std::mem::swap(&mut u, &mut un);
-            sweeps += 1;
-            if cx.result(&change)? < 1e-8 || sweeps >= 60 {
-                break;
-            }
-        }
+        solve.solve(cx, &mut u, &mut un, &old)?;
     }
     cx.end();
     Ok(vec![u, un, old, k])
@@ -812,33 +798,18 @@ pub fn a_start_up_solve_then_an_explicit_time_loop(cx: &mut Ctx) -> Result<Vec<D
         all,
         &[Arg::idx(), q.arg(&pt, Write)],
     )?;
-    let mut sweeps = 0;
-    loop {
-        cx.ops.par_loop(
-            nl_sweep2,
-            "potential_sweep",
-            &grid,
-            inner.clone(),
-            &[
-                phi.arg(&five, Read),
-                source.arg(&pt, Read),
-                k.arg(&pt, Read),
-                next.arg(&pt, Write),
-            ],
-        )?;
-        cx.ops.par_loop(
-            nl_change2,
-            "potential_change",
-            &grid,
-            inner.clone(),
-            &[phi.arg(&pt, Read), next.arg(&pt, Read), change.arg()],
-        )?;
-        std::mem::swap(&mut phi, &mut next);
-        sweeps += 1;
-        if cx.result(&change)? < 1e-9 || sweeps >= 300 {
-            break;
-        }
-    }
+    let potential = Jacobi {
+        grid: &grid,
+        k: &k,
+        pt: &pt,
+        five: &five,
+        change: &change,
+        inner: inner.clone(),
+        names: ["potential_sweep", "potential_change"],
+        tol: 1e-9,
+        max: 300,
+    };
+    potential.solve(cx, &mut phi, &mut next, &source)?;
     for step in 0..30u32 {
         cx.step();
         cx.ops.par_loop(
