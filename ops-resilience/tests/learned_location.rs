@@ -108,6 +108,14 @@ const FOUND: &[u64] = &[
     0x1ea4_0000 + 2900,
     0x1ea4_0000 + 1976,
     0x1ea4_0000 + 2079,
+    // Two inner loops one after the other in each step, the first step's second taken for a
+    // time loop after a finished phase (the first's iterations, over before it began): the
+    // review the step's prefix starts must go on until the step forms a level, not end on
+    // what it recorded and keep the inner loop.
+    0x1ea4_0000 + 411,
+    0x1ea4_0000 + 529,
+    0x1ea4_0000 + 623,
+    0x1ea4_0000 + 826,
 ];
 
 /// True when failure `e` is of a kind in [`KNOWN_KINDS`]. A drawn seed failing so is reported,

@@ -741,6 +741,22 @@ impl Learner {
             Phase::Reviewing { until, .. } if index >= until => {
                 self.levels = structure::analyse(&self.rec.locs);
                 let event = self.try_revise(index, counts, targets, true);
+                // No level holds the decided passes any more, and none has formed to take
+                // their place (the iteration enclosing them has yet to recur often enough): the
+                // review goes on rather than take what it recorded for the decided passes.
+                if let Phase::Reviewing {
+                    until, lost: true, ..
+                } = &mut self.phase
+                {
+                    if event.is_none() && self.rec.len() < TRACE_CAP / 2 {
+                        let pass = self
+                            .decision
+                            .as_ref()
+                            .map_or(1, |d| d.level.max_pass.max(1));
+                        *until = index + REVIEW_GAPS * pass;
+                        return None;
+                    }
+                }
                 if event.is_none() {
                     self.know_recorded();
                 }

@@ -19,7 +19,9 @@
 //! part of the program; the time step runs most of it every pass). Coverage counts the
 //! locations seen since the program's iterations began (the first occurrence of the first
 //! location that recurs: what ran before is start-up) and last seen in the latest
-//! [`FORGET_PASSES`] passes (a phase that is over does not count). Its passes are alike: in at least half
+//! [`FORGET_PASSES`] passes, and after any *finished phase* before the level's first pass (a
+//! level whose anchor stopped recurring and whose loops all last ran before: a solve at
+//! start-up). Its passes are alike: in at least half
 //! of them the core makes up at least half of the distinct loops (a location called twice per
 //! time step, whose passes alternate between two halves of the step, is no iteration).
 //!
@@ -266,6 +268,18 @@ impl Level {
     }
 }
 
+/// Where a level's passes lie in the trace, for its coverage.
+struct Span {
+    /// The anchor's first occurrence.
+    first: u32,
+    /// The last occurrence of any location of the level's union.
+    end: Option<u32>,
+    /// Locations last seen before this no longer count ([`FORGET_PASSES`]).
+    horizon: u32,
+    /// The anchor's last occurrence: the end of the last complete pass.
+    last_pass_end: u32,
+}
+
 /// The levels of `trace` (location ids, one per loop, in order), finest (most passes, then most
 /// members) first.
 pub fn analyse(trace: &[u32]) -> Vec<Level> {
@@ -309,6 +323,7 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
     let mut touched: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = Vec::new();
     let mut levels = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     for a in anchors {
         if covered[a as usize] {
             continue;
@@ -385,14 +400,15 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         let horizon = trace
             .len()
             .saturating_sub(FORGET_PASSES * max_pass as usize) as u32;
-        // Nor do locations first seen after the last complete pass: no pass could hold them yet
-        // (loops that first run mid-run are judged once a pass holding them completes).
-        let last_pass_end = *pos.last().expect("two or more");
-        let fresh = first_seen.len() - first_seen.partition_point(|&p| p < last_pass_end);
-        let recent =
-            (last_seen.len() - last_seen.partition_point(|&p| p < horizon)).saturating_sub(fresh);
-        let covers = 2 * union.len() > recent && 3 * core.len() > recent;
-        let eligible = passes >= MIN_PASSES && covers && alike && alive;
+        spans.push(Span {
+            first: pos[0],
+            end: union
+                .iter()
+                .map(|&l| *occ[l as usize].last().expect("seen"))
+                .max(),
+            horizon,
+            last_pass_end: *pos.last().expect("two or more"),
+        });
         levels.push(Level {
             anchor: a,
             members,
@@ -400,11 +416,35 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
             union,
             passes,
             max_pass,
-            covers,
+            covers: false,
             alike,
-            eligible,
+            eligible: false,
             alive,
         });
+    }
+    // A level's coverage leaves out a finished phase before its first pass: the loops last seen
+    // by the time a level that stopped recurring before it began ran its last loop (a solve at
+    // start-up, whose repeated loops are no part of the time loop after it).
+    let finished: Vec<u32> = levels
+        .iter()
+        .zip(&spans)
+        .filter(|(d, _)| !d.alive && d.passes >= MIN_PASSES)
+        .filter_map(|(_, s)| s.end)
+        .collect();
+    for (l, s) in levels.iter_mut().zip(&spans) {
+        let phase_end = finished
+            .iter()
+            .filter(|&&end| end < s.first)
+            .max()
+            .map_or(0, |&end| end + 1);
+        // Nor do locations first seen after the last complete pass: no pass could hold them yet
+        // (loops that first run mid-run are judged once a pass holding them completes).
+        let fresh = first_seen.len() - first_seen.partition_point(|&p| p < s.last_pass_end);
+        let from = s.horizon.max(phase_end);
+        let recent =
+            (last_seen.len() - last_seen.partition_point(|&p| p < from)).saturating_sub(fresh);
+        l.covers = 2 * l.union.len() > recent && 3 * l.core.len() > recent;
+        l.eligible = l.passes >= MIN_PASSES && l.covers && l.alike && l.alive;
     }
     // Of levels with as many passes, the one with more members first: a branch taken in most
     // steps so far anchors passes that hold the step's loops once or twice, so its members are
@@ -1131,6 +1171,25 @@ mod tests {
         assert!(l.eligible);
         assert_eq!(l.max_pass, 3);
         assert_eq!(chosen(&levels, &tr), (l, false));
+    }
+
+    #[test]
+    fn a_solve_at_start_up_is_a_finished_phase_not_part_of_the_time_loop() {
+        // Start-up w x y, a solve of sweeps j k l run twenty times, then steps p q with a
+        // total t every other step.
+        let solve = "jkl".repeat(20);
+        let tr = t(&format!("wxy {solve} pqt pq pqt pq pqt pq"));
+        let levels = analyse(&tr);
+        assert!(!level_of(&levels, 'j').alive);
+        // The solve's loops, last seen before the steps began, do not count against them.
+        let l = level_of(&levels, 'p');
+        assert!(l.covers && l.eligible, "{l:?}");
+        assert_eq!(chosen(&levels, &tr).0, l);
+        // A solve that runs again is no finished phase: its loops count.
+        let tr = t(&format!("wxy {solve} pqt pq pqt pq pqt pq jkl pq"));
+        let levels = analyse(&tr);
+        let l = level_of(&levels, 'p');
+        assert!(!l.covers, "{l:?}");
     }
 
     #[test]

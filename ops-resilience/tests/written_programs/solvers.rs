@@ -847,3 +847,90 @@ pub fn a_start_up_solve_then_an_explicit_time_loop(cx: &mut Ctx) -> Result<Vec<D
     cx.end();
     Ok(vec![phi, next, source, k, q, qn])
 }
+
+/// A steady state solved at start-up through the same Jacobi helper the time steps then call
+/// (the same call sites: the start-up's hundred and more sweeps are the step's inner loop's),
+/// then implicit steps: the right-hand side from the field and a source, the solve, the field's
+/// total every fifth step.
+pub fn a_steady_state_solved_by_the_step_s_own_solve(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("plate", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let mut un = ops.dat::<f64, 2>(&grid, "u_next", n, h)?;
+    let b = ops.dat::<f64, 2>(&grid, "rhs", n, h)?;
+    let source = ops.dat::<f64, 2>(&grid, "source", n, h)?;
+    let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let change = ops.reduction::<f64>("change", ReduceOp::Max);
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    let all = [-1..N + 1, -1..N + 1];
+    for d in [&u, &un, &b] {
+        ops.par_loop(zero_halo2, "zero", &grid, all.clone(), &[d.arg(&pt, Write)])?;
+    }
+    ops.par_loop(
+        nl_init2,
+        "source",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), source.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        nl_conductivity2,
+        "k",
+        &grid,
+        all,
+        &[source.arg(&pt, Read), k.arg(&pt, Write)],
+    )?;
+    let solve = |tol: f64, max: u32| Jacobi {
+        grid: &grid,
+        k: &k,
+        pt: &pt,
+        five: &five,
+        change: &change,
+        inner: inner.clone(),
+        names: ["sweep", "change"],
+        tol,
+        max,
+    };
+    // The steady state under the source: the steps start from it.
+    solve(1e-9, 300).solve(cx, &mut u, &mut un, &source)?;
+    for step in 0..24u32 {
+        cx.step();
+        cx.ops.par_loop(
+            copy2,
+            "rhs",
+            &grid,
+            inner.clone(),
+            &[u.arg(&pt, Read), b.arg(&pt, Write)],
+        )?;
+        cx.ops.par_loop(
+            blend2,
+            "heat",
+            &grid,
+            inner.clone(),
+            &[
+                source.arg(&pt, Read),
+                b.arg(&pt, ReadWrite),
+                Arg::global(0.05),
+            ],
+        )?;
+        solve(1e-8, 60).solve(cx, &mut u, &mut un, &b)?;
+        if step % 5 == 4 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![u, un, b, source, k])
+}
