@@ -385,12 +385,13 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         seen.clear();
         // A member anchors the same level unless it also recurs outside the anchor's passes
         // (a branch taken in the first steps only holds the step's loops once per pass, but
-        // the step goes on without it): then it anchors a level of its own.
-        if passes >= MIN_PASSES {
-            for &m in &members {
-                if occ[m as usize].len() <= pos.len() + 1 {
-                    covered[m as usize] = true;
-                }
+        // the step goes on without it): then it anchors a level of its own. So from the first
+        // pass: a trace holding a time step's loops once per step would otherwise be scanned
+        // whole once per loop of the step (most of what analyses cost TeaLeaf in its first
+        // steps, until they had three passes).
+        for &m in &members {
+            if occ[m as usize].len() <= pos.len() + 1 {
+                covered[m as usize] = true;
             }
         }
         let since_last = (trace.len() - *pos.last().expect("two or more") as usize) as u64;
