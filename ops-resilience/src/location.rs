@@ -1,8 +1,11 @@
 //! Loop locations: a loop's name, its call site (`name@file:line:col`, from
-//! `#[track_caller]`) and its block, the same loop in the program text however often it runs.
-//! The same code run block by block (a multi-block code's update, one call site) is one
-//! location per block, as it is one loop per block of the step: its key is the site's, with
-//! `#k` (the block's declaration index) for every block but the first the site ran on. The
+//! `#[track_caller]`), its block and its kernel, the same loop in the program text however
+//! often it runs. The same code run block by block (a multi-block code's update, one call site)
+//! is one location per block, as it is one loop per block of the step: its key is the site's,
+//! with `#k` (the block's declaration index) for every block but the first the site ran on.
+//! Likewise a call site that runs several kernels under one name (a boundary helper passed the
+//! kernel of each side) is one location per kernel, `+kernel` added to the key for every kernel
+//! but the first: each is another computation, as its own call site would be. The
 //! table gives every location a dense id in first-seen order and counts its occurrences; the
 //! learner ([`crate::learn`]) works on those ids.
 
@@ -27,6 +30,9 @@ pub struct LocInfo {
     /// The block the loop runs on (declaration index).
     #[serde(default)]
     pub block: u32,
+    /// The kernel's name.
+    #[serde(default)]
+    pub kernel: String,
     /// Occurrences so far.
     pub count: u64,
     /// Index of the first occurrence.
@@ -42,8 +48,8 @@ pub struct LocInfo {
 const CACHE_MIN: usize = 256;
 const CACHE_PER_LOCATION: usize = 16;
 
-/// File, loop name, block and id of a location, bucketed by (line, column).
-type SiteEntry = (Box<str>, Box<str>, u32, u32);
+/// File, loop name, block, kernel and id of a location, bucketed by (line, column).
+type SiteEntry = (Box<str>, Box<str>, u32, Box<str>, u32);
 
 /// Every location seen, by dense id in first-seen order.
 #[derive(Debug, Default)]
@@ -68,7 +74,8 @@ pub struct LocTable {
 }
 
 /// A location as [`LocTable::id_of_site`] last found it: its call site's address, its name's
-/// length and text (the first 16 bytes, [`head`]), its block and its id. A hit compares the text (a
+/// length and text (the first 16 bytes, [`head`]), its block, its kernel's name's address (a
+/// static: the kernel macro's) and its id. A hit compares the text (a
 /// name's address proves nothing: a name built at run time may reuse another's freed
 /// memory); a name of at most 16 bytes is compared in the slot, a longer one in full.
 #[derive(Clone, Copy, Debug, Default)]
@@ -77,7 +84,16 @@ struct CacheSlot {
     head: [u64; 2],
     /// The name's length and the block, in one number ([`shape`]).
     shape: u64,
+    kernel: usize,
     id: u32,
+}
+
+/// A call site's address, a block and a kernel's name's address: a location, with its name.
+#[derive(Clone, Copy)]
+struct Site {
+    site: usize,
+    block: u32,
+    kernel: usize,
 }
 
 /// A name's length and a block in one number, compared at once.
@@ -90,9 +106,10 @@ impl CacheSlot {
     /// True when the slot holds the location of call site `site`, loop `name` (whose
     /// [`head`] is `head`) and block `block`.
     #[inline]
-    fn is(&self, site: usize, block: u32, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
-        self.site == site
-            && self.shape == shape(name, block)
+    fn is(&self, at: Site, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
+        self.site == at.site
+            && self.kernel == at.kernel
+            && self.shape == shape(name, at.block)
             && self.head == head
             && (name.len() <= 16 || *locs[self.id as usize].name == *name)
     }
@@ -180,36 +197,45 @@ pub fn spec_matches(spec: &str, key: &str) -> bool {
 impl LocTable {
     /// The id of the plan's location, adding it if new (does not count an occurrence).
     pub fn id_of(&mut self, plan: &LoopPlan<'_>, index: u64) -> u32 {
-        self.id_of_site(plan.name, plan.location, plan.block.index() as u32, index)
+        let block = plan.block.index() as u32;
+        self.id_of_site(plan.name, plan.location, block, plan.kernel, index)
     }
 
-    /// [`LocTable::id_of`] of a loop named `name` called at `location` on block `block`.
+    /// [`LocTable::id_of`] of a loop named `name` called at `location` on block `block` with
+    /// kernel `kernel`.
     pub fn id_of_site(
         &mut self,
         name: &str,
         location: &'static std::panic::Location<'static>,
         block: u32,
+        kernel: &'static str,
         index: u64,
     ) -> u32 {
-        // `Location`s of call sites are statics: the address identifies the site.
-        let site = location as *const std::panic::Location<'static> as usize;
+        // `Location`s of call sites are statics: the address identifies the site; so does a
+        // kernel's name (a static string), up to two kernels whose names the linker merged.
+        let at = Site {
+            site: location as *const std::panic::Location<'static> as usize,
+            block,
+            kernel: kernel.as_ptr() as usize,
+        };
         let head = head(name);
         if let Some(c) = self
             .next
             .get(self.prev)
-            .filter(|c| c.is(site, block, name, head, &self.locs))
+            .filter(|c| c.is(at, name, head, &self.locs))
         {
             self.prev = c.id as usize;
             return c.id;
         }
-        let id = self.id_by_hash(name, head, location, block, index);
+        let id = self.id_by_hash(name, head, location, at, kernel, index);
         if self.next.len() <= self.prev {
             self.next.resize(self.prev + 1, CacheSlot::default());
         }
         self.next[self.prev] = CacheSlot {
-            site,
+            site: at.site,
             head,
             shape: shape(name, block),
+            kernel: at.kernel,
             id,
         };
         self.prev = id as usize;
@@ -224,15 +250,18 @@ impl LocTable {
         name: &str,
         head: [u64; 2],
         location: &'static std::panic::Location<'static>,
-        block: u32,
+        at: Site,
+        kernel: &'static str,
         index: u64,
     ) -> u32 {
-        let site = location as *const std::panic::Location<'static> as usize;
         // A pair of slots per location (`slot`, `slot | 1`), by a multiplicative hash
         // of the site and the name (sites a few bytes apart get slots of their own, and so do
         // the many names one call site may run: a boundary fill names every field and face).
-        let slot = (site as u64 ^ name_hash(name, head) ^ u64::from(block) << 40)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        let slot = (at.site as u64
+            ^ name_hash(name, head)
+            ^ u64::from(at.block) << 40
+            ^ (at.kernel as u64).rotate_left(17))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
             >> 32;
         // The pair's first slot holds the location called last.
         let slot = slot as usize & self.cache.len().wrapping_sub(1) & !1;
@@ -240,13 +269,13 @@ impl LocTable {
             if let Some(c) = self
                 .cache
                 .get(s)
-                .filter(|c| c.is(site, block, name, head, &self.locs))
+                .filter(|c| c.is(at, name, head, &self.locs))
             {
                 return c.id;
             }
         }
         self.misses += 1;
-        let id = self.lookup(name, location, block, index);
+        let id = self.lookup(name, location, at.block, kernel, index);
         let want = (CACHE_PER_LOCATION * self.locs.len()).next_power_of_two();
         if self.cache.len() < want.max(CACHE_MIN) {
             // Grown afresh: its slots are refilled as locations are called.
@@ -256,9 +285,10 @@ impl LocTable {
         // The pair keeps the two locations called last.
         self.cache[slot | 1] = self.cache[slot];
         self.cache[slot] = CacheSlot {
-            site,
+            site: at.site,
             head,
-            shape: shape(name, block),
+            shape: shape(name, at.block),
+            kernel: at.kernel,
             id,
         };
         id
@@ -269,23 +299,30 @@ impl LocTable {
         loop_name: &str,
         l: &'static std::panic::Location<'static>,
         block: u32,
+        kernel: &str,
         index: u64,
     ) -> u32 {
         let bucket = self.map.entry((l.line(), l.column())).or_default();
-        let mut other_block = false;
-        for (file, name, b, id) in bucket.iter() {
+        let (mut other_block, mut other_kernel) = (false, false);
+        for (file, name, b, k, id) in bucket.iter() {
             if **file == *l.file() && **name == *loop_name {
-                if *b == block {
+                // A table from a checkpoint written before kernels were recorded matches any.
+                let same_kernel = **k == *kernel || k.is_empty();
+                if *b == block && same_kernel {
                     return *id;
                 }
-                other_block = true;
+                other_block |= *b != block;
+                other_kernel |= *b == block && !same_kernel;
             }
         }
         let id = self.locs.len() as u32;
-        bucket.push((l.file().into(), loop_name.into(), block, id));
+        bucket.push((l.file().into(), loop_name.into(), block, kernel.into(), id));
         let mut key = format!("{loop_name}@{}:{}:{}", l.file(), l.line(), l.column());
         if other_block {
             key.push_str(&format!("#{block}"));
+        }
+        if other_kernel {
+            key.push_str(&format!("+{kernel}"));
         }
         self.locs.push(LocInfo {
             key,
@@ -294,6 +331,7 @@ impl LocTable {
             line: l.line(),
             col: l.column(),
             block,
+            kernel: kernel.to_string(),
             count: 0,
             first: index,
             last: index,
@@ -325,6 +363,7 @@ impl LocTable {
                 l.file.as_str().into(),
                 l.name.as_str().into(),
                 l.block,
+                l.kernel.as_str().into(),
                 i as u32,
             ));
         }
@@ -391,7 +430,7 @@ mod tests {
                 2 => (a, 1),
                 _ => (b, 1),
             };
-            ids.push(t.id_of_site("update", site, block, index));
+            ids.push(t.id_of_site("update", site, block, "k", index));
         }
         assert_eq!(&ids[..4], &[0, 1, 2, 3]);
         assert!(ids.chunks(4).all(|c| c == [0, 1, 2, 3]), "{ids:?}");
@@ -400,8 +439,29 @@ mod tests {
         assert_eq!(t.locs[2].key, format!("{site}#1"));
         assert_eq!((t.locs[0].block, t.locs[2].block), (0, 1));
         let mut back = LocTable::from_infos(t.locs.clone(), None);
-        assert_eq!(back.id_of_site("update", a, 1, 40), 2);
-        assert_eq!(back.id_of_site("update", a, 0, 41), 0);
+        assert_eq!(back.id_of_site("update", a, 1, "k", 40), 2);
+        assert_eq!(back.id_of_site("update", a, 0, "k", 41), 0);
+    }
+
+    /// One call site and loop name running a kernel per side (a boundary helper passed each
+    /// side's kernel) are a location per kernel, keyed `+kernel` after the first, and keep
+    /// their kernel through a checkpoint's table.
+    #[test]
+    fn a_site_running_several_kernels_is_a_location_per_kernel() {
+        let mut t = LocTable::default();
+        let a = here();
+        let kernels = ["side_xm", "side_xp", "side_ym", "side_yp"];
+        let ids: Vec<u32> = (0..40u64)
+            .map(|index| t.id_of_site("mirror", a, 0, kernels[index as usize % 4], index))
+            .collect();
+        assert!(ids.chunks(4).all(|c| c == [0, 1, 2, 3]), "{ids:?}");
+        let site = format!("mirror@{}:{}:{}", a.file(), a.line(), a.column());
+        assert_eq!(t.locs[0].key, site);
+        assert_eq!(t.locs[3].key, format!("{site}+side_yp"));
+        assert!(spec_matches("mirror", &t.locs[3].key));
+        let mut back = LocTable::from_infos(t.locs.clone(), None);
+        assert_eq!(back.id_of_site("mirror", a, 0, "side_ym", 40), 2);
+        assert_eq!(back.id_of_site("mirror", a, 0, "side_xm", 41), 0);
     }
 
     /// Ids depend on the site and the name's text only: a name built at run time (at another
@@ -416,7 +476,7 @@ mod tests {
         let mut index = 0;
         let mut id = |t: &mut LocTable, name: &str, site| {
             index += 1;
-            t.id_of_site(name, site, 0, index)
+            t.id_of_site(name, site, 0, "k", index)
         };
         let halo = id(&mut t, "halo", a);
         let built = format!("ha{}", "lo");

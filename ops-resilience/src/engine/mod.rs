@@ -556,8 +556,13 @@ impl LoopObserver for Resilience {
         {
             return false;
         }
-        r.locs
-            .id_of_site(call.name, call.location, call.block.index() as u32, index);
+        r.locs.id_of_site(
+            call.name,
+            call.location,
+            call.block.index() as u32,
+            call.kernel,
+            index,
+        );
         self.index += 1;
         r.skipped += 1;
         true

@@ -518,7 +518,8 @@ pub fn encloses(t: Trace<'_>, inner: &Level, outer: &Level, cache: &mut PassCach
     let iterates = sorted[(sorted.len() - 1) / 2] >= 2;
     let preceded =
         (t.first)(outer.anchor) < (t.first)(inner.anchor) && !t.fetch_decided(outer.anchor);
-    let staged = || counts[0] <= MAX_STAGES && stages(t, inner, outer.anchor);
+    let staged =
+        || counts[0] <= MAX_STAGES && (stages(t, inner, outer.anchor) || spread(t, inner, outer));
     // A trip count that never varies, above a sub-cycle's few, of a loop that the outer
     // iteration's prefix starts afresh: a solver that converges in as many iterations every
     // step (a loop every few steps that overwrites some of their state looks the same when it
@@ -773,6 +774,41 @@ pub fn stages(t: Trace<'_>, inner: &Level, outer: u32) -> bool {
             tags.any(|x| Some(x) != first)
         })
     })
+}
+
+/// True when, in every complete pass of `outer`, two or more iterations of `inner` hold a loop
+/// of `outer`'s members: the iterations are parts of one outer iteration that run different
+/// loops (a split step's sweep along x, then along y, each followed by the same boundary
+/// loops), not repetitions of one body. Repetitions hold the outer iteration's own loops in one
+/// iteration only, the one its prefix and suffix run in (or, for a loop of a solve's first
+/// iteration only, in the first too: that solve is enclosed by the step all the same).
+pub fn spread(t: Trace<'_>, inner: &Level, outer: &Level) -> bool {
+    let member = |l: u32| l != inner.anchor && outer.members.contains(&l);
+    let mut passes = 0;
+    // Iterations of `inner` that ended in the current pass of `outer` holding an outer member
+    // (the iteration around the outer anchor holds the prefix and the suffix: one).
+    let mut holding = 0;
+    let mut current = false;
+    let mut open = false;
+    for &l in t.locs {
+        if l == inner.anchor {
+            holding += usize::from(current);
+            current = false;
+        } else if member(l) {
+            current = true;
+        }
+        if l == outer.anchor {
+            if open {
+                if holding < 2 {
+                    return false;
+                }
+                passes += 1;
+            }
+            open = true;
+            holding = 0;
+        }
+    }
+    passes >= 1
 }
 
 /// The complete passes of the level anchored at one location (from one occurrence to the
@@ -1191,6 +1227,28 @@ mod tests {
         let levels = analyse(&tr);
         let l = level_of(&levels, 'p');
         assert!(!l.covers, "{l:?}");
+    }
+
+    #[test]
+    fn a_split_step_s_sweeps_each_followed_by_the_same_boundary_loops_are_its_parts() {
+        // Step: p, then sweep a (x) or b (y), boundary loops s t u v, the other sweep, s t u v
+        // again; the sweeps' order alternates from step to step.
+        let tr = t("z pastuvbstuv pbstuvastuv pastuvbstuv pbstuvastuv pastuvbstuv");
+        let first = firsts(&tr);
+        let v = view(&tr, &first);
+        let levels = analyse(&tr);
+        let (step, sides) = (level_of(&levels, 'p'), level_of(&levels, 's'));
+        assert_eq!(step.members, t("pba"), "{levels:?}");
+        assert!(spread(v, sides, step));
+        assert!(encloses(v, sides, step));
+        assert_eq!(chosen(&levels, &tr).0, step);
+        // A sub-cycle repeats one body: only the iteration around the step's prefix and suffix
+        // holds the step's loops.
+        let tr = t("z pxyxyxyq pxyxyxyq pxyxyxyq pxyxyxyq");
+        let first = firsts(&tr);
+        let levels = analyse(&tr);
+        let (step, sub) = (level_of(&levels, 'p'), level_of(&levels, 'x'));
+        assert!(!spread(view(&tr, &first), sub, step));
     }
 
     #[test]

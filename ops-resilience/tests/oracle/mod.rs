@@ -33,9 +33,14 @@ pub struct Outcome {
 
 /// Records the location of every loop (the reference run's observer), keyed as the resilience
 /// layer keys locations: `name@file:line:col`, with `#k` for the k-th block when the call site
-/// ran the loop on another block first. Worked out here on its own, not by the layer's code.
+/// ran the loop on another block first, and `+kernel` for a kernel when it ran another kernel
+/// on that block first. Worked out here on its own, not by the layer's code.
 #[derive(Default)]
-pub struct Names(pub Arc<Mutex<Vec<String>>>, HashMap<String, usize>);
+pub struct Names(
+    pub Arc<Mutex<Vec<String>>>,
+    HashMap<String, usize>,
+    HashMap<(String, usize), &'static str>,
+);
 
 impl LoopObserver for Names {
     fn before_loop(&mut self, _rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
@@ -43,10 +48,14 @@ impl LoopObserver for Names {
         let site = format!("{}@{}:{}:{}", plan.name, l.file(), l.line(), l.column());
         let block = plan.block.index();
         let first = *self.1.entry(site.clone()).or_insert(block);
-        let key = match first == block {
+        let first_kernel = *self.2.entry((site.clone(), block)).or_insert(plan.kernel);
+        let mut key = match first == block {
             true => site,
             false => format!("{site}#{block}"),
         };
+        if first_kernel != plan.kernel {
+            key = format!("{key}+{}", plan.kernel);
+        }
         self.0.lock().unwrap().push(key);
         LoopAction::Run
     }
@@ -112,12 +121,17 @@ fn dump(ops: &mut Ops, dats: &[Dat<f64>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// A location's key as messages show it: the loop's name, with its block's `#k`.
+/// A location's key as messages show it: the loop's name, with its block's `#k` and its
+/// kernel's `+kernel`.
 pub fn short(key: &str) -> String {
-    let name = key.split('@').next().unwrap_or(key);
-    match key.rsplit_once('#') {
-        Some((_, block)) => format!("{name}#{block}"),
-        None => name.to_string(),
+    let (at, kernel) = match key.rsplit_once('+') {
+        Some((at, k)) => (at, format!("+{k}")),
+        None => (key, String::new()),
+    };
+    let name = at.split('@').next().unwrap_or(at);
+    match at.rsplit_once('#') {
+        Some((_, block)) => format!("{name}#{block}{kernel}"),
+        None => format!("{name}{kernel}"),
     }
 }
 

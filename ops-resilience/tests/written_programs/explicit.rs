@@ -1790,3 +1790,97 @@ pub fn three_species_through_one_helper(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     }
     Ok(dats)
 }
+
+/// Diffusion between two buffers that trade roles by the arguments passed, not by swapping
+/// handles: even steps go from `a` to `b`, odd ones back (one function, so the same call
+/// sites run on alternating datasets), each step first setting the source's mirror boundaries
+/// (a loop per side, in a helper) and a total every seventh step.
+pub fn ping_pong_by_arguments(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 16;
+    let ops = &mut cx.ops;
+    let grid = ops.block("tile", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let a = ops.dat::<f64, 2>(&grid, "a", n, h)?;
+    let b = ops.dat::<f64, 2>(&grid, "b", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let sides: [(
+        &dyn ops_core::kernel::Kernel,
+        Stencil,
+        [std::ops::Range<i32>; 2],
+    ); 4] = [
+        (&periodic_xm2, ops.stencil("xp", &[[1, 0]])?, [-1..0, 0..N]),
+        (
+            &periodic_xp2,
+            ops.stencil("xm", &[[-1, 0]])?,
+            [N..N + 1, 0..N],
+        ),
+        (
+            &nl_mirror_ym2,
+            ops.stencil("yp", &[[0, 1]])?,
+            [-1..N + 1, -1..0],
+        ),
+        (
+            &nl_mirror_yp2,
+            ops.stencil("ym", &[[0, -1]])?,
+            [-1..N + 1, N..N + 1],
+        ),
+    ];
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        nl_init2,
+        "init",
+        &grid,
+        inner.clone(),
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )?;
+    let mirror = |cx: &mut Ctx, q: &Dat<f64>| -> Result<()> {
+        for (kernel, st, range) in &sides {
+            cx.ops.par_loop(
+                *kernel,
+                "mirror",
+                &grid,
+                range.clone(),
+                &[q.arg(st, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        Ok(())
+    };
+    let advance = |cx: &mut Ctx, from: &Dat<f64>, to: &Dat<f64>| -> Result<()> {
+        mirror(cx, from)?;
+        cx.ops.par_loop(
+            diffuse2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[from.arg(&five, Read), to.arg(&pt, Write), Arg::global(0.1)],
+        )
+    };
+    for step in 0..30u32 {
+        cx.step();
+        let to = match step % 2 {
+            0 => {
+                advance(cx, &a, &b)?;
+                &b
+            }
+            _ => {
+                advance(cx, &b, &a)?;
+                &a
+            }
+        };
+        if step % 7 == 6 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[to.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![a, b])
+}

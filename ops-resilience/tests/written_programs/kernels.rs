@@ -543,3 +543,34 @@ pub fn gust_velocity2(idx: Idx, vx: Write<f64>, vy: Write<f64>, s: Global<f64>) 
     vx[(0, 0)] = s * (1.0 + 0.02 * y);
     vy[(0, 0)] = s * (0.5 - 0.01 * x);
 }
+
+/// y += a x.
+#[kernel]
+pub fn axpy2(x: Read<f64>, y: ReadWrite<f64>, a: Global<f64>) {
+    y[(0, 0)] = y[(0, 0)] + a * x[(0, 0)];
+}
+
+/// dst = s src.
+#[kernel]
+pub fn scale2(src: Read<f64>, dst: Write<f64>, s: Global<f64>) {
+    dst[(0, 0)] = s * src[(0, 0)];
+}
+
+/// The residual of a pseudo-time iterate of implicit diffusion: (u_old - u) / dt + nu lap(u).
+#[kernel]
+pub fn pseudo_residual2(u: Read<f64>, old: Read<f64>, r: Write<f64>, nu: Global<f64>) {
+    let lap = u[(1, 0)] + u[(-1, 0)] + u[(0, 1)] + u[(0, -1)] - 4.0 * u[(0, 0)];
+    r[(0, 0)] = 4.0 * (old[(0, 0)] - u[(0, 0)]) + nu * lap;
+}
+
+/// A pseudo-time Runge-Kutta stage: u = u0 + a dtau r.
+#[kernel]
+pub fn pseudo_stage2(u0: Read<f64>, r: Read<f64>, u: Write<f64>, a: Global<f64>) {
+    u[(0, 0)] = u0[(0, 0)] + a * r[(0, 0)];
+}
+
+/// The largest residual.
+#[kernel]
+pub fn peak_abs2(r: Read<f64>, m: Max<f64>) {
+    m.update(r[(0, 0)].abs());
+}
