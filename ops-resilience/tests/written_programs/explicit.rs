@@ -1884,3 +1884,164 @@ pub fn ping_pong_by_arguments(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     cx.end();
     Ok(vec![a, b])
 }
+
+/// Diffusion whose fields are regridded every eighth step: new datasets declared, the field
+/// remapped into them (a smoothing), the old ones freed and the new ones used from then on
+/// (as an adaptive code replaces its arrays); the total every fifth step.
+pub fn regridded_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 14;
+    let ops = &mut cx.ops;
+    let grid = ops.block("mesh", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut q = ops.dat::<f64, 2>(&grid, "q", n, h)?;
+    let mut qn = ops.dat::<f64, 2>(&grid, "q_next", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    ops.par_loop(
+        blob2,
+        "init",
+        &grid,
+        all.clone(),
+        &[Arg::idx(), q.arg(&pt, Write)],
+    )?;
+    ops.par_loop(
+        zero_halo2,
+        "clear",
+        &grid,
+        all.clone(),
+        &[qn.arg(&pt, Write)],
+    )?;
+    for step in 0..30u32 {
+        cx.step();
+        if step % 8 == 7 {
+            let ops = &mut cx.ops;
+            let fresh = ops.dat::<f64, 2>(&grid, &format!("q_{step}"), n, h)?;
+            let fresh_next = ops.dat::<f64, 2>(&grid, &format!("q_next_{step}"), n, h)?;
+            ops.par_loop(
+                zero_halo2,
+                "regrid_clear",
+                &grid,
+                all.clone(),
+                &[fresh.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                zero_halo2,
+                "regrid_clear",
+                &grid,
+                all.clone(),
+                &[fresh_next.arg(&pt, Write)],
+            )?;
+            ops.par_loop(
+                smooth2,
+                "remap",
+                &grid,
+                inner.clone(),
+                &[q.arg(&five, Read), fresh.arg(&pt, Write)],
+            )?;
+            ops.free_dat(&q)?;
+            ops.free_dat(&qn)?;
+            (q, qn) = (fresh, fresh_next);
+        }
+        cx.ops.par_loop(
+            diffuse2,
+            "diffuse",
+            &grid,
+            inner.clone(),
+            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
+        )?;
+        cx.ops.par_loop(
+            copy2,
+            "advance",
+            &grid,
+            inner.clone(),
+            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
+        )?;
+        if step % 5 == 4 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    Ok(vec![q, qn])
+}
+
+/// The wave equation by leapfrog, started by a Taylor half step through the step's own update
+/// (the same function, the previous field the current one and half the coefficient): three
+/// buffers rotated by handle, a source every step, the energy every tenth step.
+pub fn leapfrog_started_by_a_half_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 24;
+    let ops = &mut cx.ops;
+    let grid = ops.block("drum", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let mut prev = ops.dat::<f64, 2>(&grid, "u_prev", n, h)?;
+    let mut u = ops.dat::<f64, 2>(&grid, "u", n, h)?;
+    let mut next = ops.dat::<f64, 2>(&grid, "u_next", n, h)?;
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let energy = ops.reduction::<f64>("energy", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    for d in [&prev, &next] {
+        ops.par_loop(zero_halo2, "zero", &grid, all.clone(), &[d.arg(&pt, Write)])?;
+    }
+    ops.par_loop(
+        wave_init2,
+        "init",
+        &grid,
+        all,
+        &[Arg::idx(), u.arg(&pt, Write)],
+    )?;
+    let update = |cx: &mut Ctx, u: &Dat<f64>, prev: &Dat<f64>, out: &Dat<f64>, c2: f64| {
+        cx.ops.par_loop(
+            leapfrog2,
+            "leapfrog",
+            &grid,
+            inner.clone(),
+            &[
+                u.arg(&five, Read),
+                prev.arg(&pt, Read),
+                out.arg(&pt, Write),
+                Arg::global(c2),
+            ],
+        )
+    };
+    // The first step from rest: u(-dt) = u(dt), so u(dt) = u + c2/2 lap(u).
+    update(cx, &u, &u, &next, 0.1)?;
+    // Undo the doubled u of the leapfrog formula: next = 2u - u + c2/2 lap u = u + c2/2 lap u.
+    (prev, u, next) = (u, next, prev);
+    for step in 0..36u32 {
+        cx.step();
+        update(cx, &u, &prev, &next, 0.2)?;
+        cx.ops.par_loop(
+            source2,
+            "source",
+            &grid,
+            inner.clone(),
+            &[Arg::idx(), next.arg(&pt, ReadWrite), Arg::global(0.01)],
+        )?;
+        (prev, u, next) = (u, next, prev);
+        if step % 10 == 9 {
+            cx.ops.par_loop(
+                energy2,
+                "energy",
+                &grid,
+                inner.clone(),
+                &[u.arg(&pt, Read), prev.arg(&pt, Read), energy.arg()],
+            )?;
+            cx.result(&energy)?;
+        }
+    }
+    cx.end();
+    Ok(vec![prev, u, next])
+}
