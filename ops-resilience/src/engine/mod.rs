@@ -117,6 +117,9 @@ struct Dist {
 const HOOK_SAMPLE: u64 = 16;
 /// ... after this many loops, all timed.
 const HOOK_EXACT: u64 = 1024;
+/// Loops after which a learner that has not decided where checkpoints counted in time steps
+/// open says so (and again at the end of the run, if it never did).
+const UNDECIDED_WARNING: u64 = 10_000;
 
 struct Clock {
     started: Instant,
@@ -519,6 +522,9 @@ impl Resilience {
             self.feed_region(rt, &fp);
         }
         if self.target == Target::Learn && !self.views.used && self.ff.key.is_none() {
+            if index == UNDECIDED_WARNING && self.counting_undecided() {
+                self.warn_undecided();
+            }
             let tag = match self.learner.recording() {
                 true => crate::calls::globals_tag(plan),
                 false => 0,

@@ -158,6 +158,44 @@ impl Resilience {
         }
     }
 
+    /// Why no location was chosen.
+    fn why_undecided(&self) -> String {
+        match self.learner.phase() {
+            Phase::Learning => format!(
+                "no outer iteration was found in {} loops over {} locations",
+                self.index,
+                self.track.locs.locs.len()
+            ),
+            _ => "the location was never decided".into(),
+        }
+    }
+
+    /// True when checkpoints counted in time steps were asked of the learner, which has not
+    /// decided where they open: none comes until it does.
+    pub(super) fn counting_undecided(&self) -> bool {
+        self.ck.store.is_some()
+            && self.target == super::Target::Learn
+            && self.cfg.effective_every().is_some()
+            && self.learner.location().is_none()
+    }
+
+    /// Warns, once, that checkpoints counted in time steps have not begun for want of a
+    /// location (a silent run without checkpoints would leave the user believing it safe).
+    pub(super) fn warn_undecided(&mut self) {
+        const START: &str = "no checkpoint location was decided";
+        if self.report.warnings.iter().any(|w| w.starts_with(START)) {
+            return;
+        }
+        let why = self.why_undecided();
+        self.warn_from_rank0(format!(
+            "{START} ({why}), so no checkpoint counted by --ops-checkpoint-every was written: \
+             they open at a loop that runs once per time step, and no loop seen does (a step \
+             made only of one helper run for several fields, for instance). Checkpoints come by \
+             --ops-checkpoint-interval or checkpoint_now; a hint, \
+             checkpoint_location(\"<loop name>\"), sets where they open"
+        ));
+    }
+
     /// Writes the report: stderr summary at level ≥ 1, JSON file if asked.
     pub(super) fn write_report(&mut self) {
         let clock = &self.clock;
@@ -180,18 +218,15 @@ impl Resilience {
             ),
         );
         if self.report.location.chosen.is_none() && self.cfg.enabled() {
-            let why = match self.learner.phase() {
-                Phase::Learning => format!(
-                    "no outer iteration was found in {} loops over {} locations",
-                    self.index,
-                    self.track.locs.locs.len()
-                ),
-                _ => "the location was never decided".into(),
-            };
-            self.say(
-                1,
-                &format!("ops-resilience: no checkpoint location: {why}\n"),
-            );
+            if self.counting_undecided() {
+                self.warn_undecided();
+            } else {
+                let why = self.why_undecided();
+                self.say(
+                    1,
+                    &format!("ops-resilience: no checkpoint location: {why}\n"),
+                );
+            }
         }
         if let Some(path) = self.cfg.diags_png.clone().filter(|_| self.dist.rank == 0) {
             let drawn = match self.report_picture {

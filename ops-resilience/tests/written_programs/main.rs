@@ -382,8 +382,10 @@ fn leapfrog_started_by_a_half_step_through_the_step_s_update() {
 
 /// Known limit: a step made only of a helper run for each of three species (every loop runs
 /// three times per step, none once) has no boundary that occurs once per step: a location is a
-/// call site, a loop name and a block, and the three runs share all three, so nothing is
-/// decided and checkpoints come only by time or when the program asks.
+/// call site, a loop name, a block and a kernel, and the three runs share all four, so nothing
+/// is decided and checkpoints come only by time or when the program asks. The run says so: a
+/// warning (not a diagnostics line a user would not see) that no checkpoint counted in steps
+/// was written, and how to get them.
 #[test]
 fn three_species_through_one_helper_and_nothing_else() {
     check_known_limit(
@@ -392,6 +394,16 @@ fn three_species_through_one_helper_and_nothing_else() {
         "no location was decided",
         &[1, 2, 3],
     );
+    let run = oracle::run(
+        &three_species_through_one_helper,
+        Some(oracle::config(1)),
+        |_| {},
+    );
+    assert!(run.checkpoints.is_empty());
+    let warned = run.report.warnings.iter().filter(|w| {
+        w.starts_with("no checkpoint location was decided") && w.contains("checkpoint_location")
+    });
+    assert_eq!(warned.count(), 1, "{:?}", run.report.warnings);
 }
 
 #[test]
