@@ -6,6 +6,7 @@
 
 use ops_backends::prelude::*;
 
+use crate::boundary::Sides;
 use crate::kernels::*;
 use crate::oracle::Ctx;
 
@@ -1805,28 +1806,7 @@ pub fn ping_pong_by_arguments(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let b = ops.dat::<f64, 2>(&grid, "b", n, h)?;
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    let sides: [(
-        &dyn ops_core::kernel::Kernel,
-        Stencil,
-        [std::ops::Range<i32>; 2],
-    ); 4] = [
-        (&periodic_xm2, ops.stencil("xp", &[[1, 0]])?, [-1..0, 0..N]),
-        (
-            &periodic_xp2,
-            ops.stencil("xm", &[[-1, 0]])?,
-            [N..N + 1, 0..N],
-        ),
-        (
-            &nl_mirror_ym2,
-            ops.stencil("yp", &[[0, 1]])?,
-            [-1..N + 1, -1..0],
-        ),
-        (
-            &nl_mirror_yp2,
-            ops.stencil("ym", &[[0, -1]])?,
-            [-1..N + 1, N..N + 1],
-        ),
-    ];
+    let sides = Sides::new(ops, N)?;
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let inner = [0..N, 0..N];
     ops.par_loop(
@@ -1836,20 +1816,8 @@ pub fn ping_pong_by_arguments(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         inner.clone(),
         &[Arg::idx(), a.arg(&pt, Write)],
     )?;
-    let mirror = |cx: &mut Ctx, q: &Dat<f64>| -> Result<()> {
-        for (kernel, st, range) in &sides {
-            cx.ops.par_loop(
-                *kernel,
-                "mirror",
-                &grid,
-                range.clone(),
-                &[q.arg(st, Read), q.arg(&pt, Write)],
-            )?;
-        }
-        Ok(())
-    };
     let advance = |cx: &mut Ctx, from: &Dat<f64>, to: &Dat<f64>| -> Result<()> {
-        mirror(cx, from)?;
+        sides.apply(&mut cx.ops, &grid, &pt, from)?;
         cx.ops.par_loop(
             diffuse2,
             "diffuse",

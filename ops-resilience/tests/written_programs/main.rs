@@ -31,12 +31,13 @@
 //! checkpoint are bitwise and keep the schedule. The programs are in `solvers` (a solve in each step), `multilevel` (a
 //! step with more than one inner level, or an inner level with one of its own), `coupled` (two
 //! blocks coupled through the host), `krylov` (GMRES and dual time stepping) and `explicit`,
-//! their kernels in `kernels`; `cg` and
-//! `jacobi` hold the solver pieces several of them share.
+//! their kernels in `kernels`; `cg` and `jacobi` hold the solver pieces several of them share,
+//! `boundary` the mirror boundary through one call site.
 
 #[path = "../oracle/mod.rs"]
 mod oracle;
 
+mod boundary;
 mod cg;
 mod coupled;
 mod explicit;

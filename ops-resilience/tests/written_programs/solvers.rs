@@ -4,6 +4,7 @@
 
 use ops_backends::prelude::*;
 
+use crate::boundary::Sides;
 use crate::cg::Cg;
 use crate::jacobi::Jacobi;
 use crate::kernels::*;
@@ -213,29 +214,7 @@ pub fn nonlinear_diffusion(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let k = ops.dat::<f64, 2>(&grid, "k", n, h)?;
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
-    // Each side reads the layer inside it.
-    let sides: [(
-        &dyn ops_core::kernel::Kernel,
-        Stencil,
-        [std::ops::Range<i32>; 2],
-    ); 4] = [
-        (&periodic_xm2, ops.stencil("xp", &[[1, 0]])?, [-1..0, 0..N]),
-        (
-            &periodic_xp2,
-            ops.stencil("xm", &[[-1, 0]])?,
-            [N..N + 1, 0..N],
-        ),
-        (
-            &nl_mirror_ym2,
-            ops.stencil("yp", &[[0, 1]])?,
-            [-1..N + 1, -1..0],
-        ),
-        (
-            &nl_mirror_yp2,
-            ops.stencil("ym", &[[0, -1]])?,
-            [-1..N + 1, N..N + 1],
-        ),
-    ];
+    let mirror = Sides::new(ops, N)?;
     let change = ops.reduction::<f64>("change", ReduceOp::Max);
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let inner = [0..N, 0..N];
@@ -289,15 +268,7 @@ pub fn nonlinear_diffusion(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
                         un.arg(&pt, Write),
                     ],
                 )?;
-                for (kernel, st, r) in &sides {
-                    ops.par_loop_dyn(
-                        *kernel,
-                        "mirror",
-                        &grid,
-                        r.clone().into(),
-                        &[un.arg(st, Read), un.arg(&pt, Write)],
-                    )?;
-                }
+                mirror.apply(ops, &grid, &pt, &un)?;
                 ops.par_loop(
                     nl_change2,
                     "sweep_change",
