@@ -2013,3 +2013,105 @@ pub fn leapfrog_started_by_a_half_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     cx.end();
     Ok(vec![prev, u, next])
 }
+
+/// An ensemble of three members advanced in lockstep: every step each member goes through one
+/// helper (diffuse into its scratch, copy back, its own coefficient as a global constant), then
+/// the members are nudged towards their mean (a once-per-step loop after the last member), and
+/// the mean's total every sixth step.
+pub fn ensemble_in_lockstep(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
+    const N: i32 = 12;
+    let ops = &mut cx.ops;
+    let grid = ops.block("basin", 2)?;
+    let h = Halo::uniform(1);
+    let n = [N as usize; 2];
+    let pt = ops.stencil("p00", &[[0, 0]])?;
+    let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
+    let total = ops.reduction::<f64>("total", ReduceOp::Sum);
+    let all = [-1..N + 1, -1..N + 1];
+    let inner = [0..N, 0..N];
+    let mean = ops.dat::<f64, 2>(&grid, "mean", n, h)?;
+    let mut members = Vec::new();
+    for m in 0..3 {
+        let q = ops.dat::<f64, 2>(&grid, &format!("member{m}"), n, h)?;
+        let work = ops.dat::<f64, 2>(&grid, &format!("member{m}_work"), n, h)?;
+        ops.par_loop(
+            blob2,
+            "init",
+            &grid,
+            all.clone(),
+            &[Arg::idx(), q.arg(&pt, Write)],
+        )?;
+        ops.par_loop(
+            zero_halo2,
+            "clear",
+            &grid,
+            all.clone(),
+            &[work.arg(&pt, Write)],
+        )?;
+        members.push((q, work));
+    }
+    for step in 0..24u32 {
+        cx.step();
+        for (m, (q, work)) in members.iter().enumerate() {
+            cx.ops.par_loop(
+                diffuse2,
+                "member_diffuse",
+                &grid,
+                inner.clone(),
+                &[
+                    q.arg(&five, Read),
+                    work.arg(&pt, Write),
+                    Arg::global(0.04 * (m + 1) as f64),
+                ],
+            )?;
+            cx.ops.par_loop(
+                copy2,
+                "member_copy",
+                &grid,
+                inner.clone(),
+                &[work.arg(&pt, Read), q.arg(&pt, Write)],
+            )?;
+        }
+        cx.ops.par_loop(
+            copy2,
+            "mean_start",
+            &grid,
+            inner.clone(),
+            &[members[0].0.arg(&pt, Read), mean.arg(&pt, Write)],
+        )?;
+        for (q, _) in &members[1..] {
+            cx.ops.par_loop(
+                blend2,
+                "mean_add",
+                &grid,
+                inner.clone(),
+                &[q.arg(&pt, Read), mean.arg(&pt, ReadWrite), Arg::global(0.5)],
+            )?;
+        }
+        for (q, _) in &members {
+            cx.ops.par_loop(
+                blend2,
+                "nudge",
+                &grid,
+                inner.clone(),
+                &[mean.arg(&pt, Read), q.arg(&pt, ReadWrite), Arg::global(0.1)],
+            )?;
+        }
+        if step % 6 == 5 {
+            cx.ops.par_loop(
+                total2,
+                "total",
+                &grid,
+                inner.clone(),
+                &[mean.arg(&pt, Read), total.arg()],
+            )?;
+            cx.result(&total)?;
+        }
+    }
+    cx.end();
+    let mut dats = vec![mean];
+    for (q, w) in members {
+        dats.extend([q, w]);
+    }
+    Ok(dats)
+}

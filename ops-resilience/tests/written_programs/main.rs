@@ -21,7 +21,8 @@
 //! before a short explicit time loop, a steady state solved at start-up by the step's own solve,
 //! restarted GMRES with a growing basis, diffusion ping-ponging between two buffers by its
 //! arguments, an advection code that changes its scheme after a spin-up, leapfrog started by a
-//! half step through the step's update, and six known limits: a level set redistanced every
+//! half step through the step's update, an ensemble advanced in lockstep and nudged to its
+//! mean, and six known limits: a level set redistanced every
 //! eighth step from the first, three species through one helper with nothing else in a step,
 //! dual time stepping whose pseudo iterations converge in as many iterations every step, a
 //! step that starts with its solve, a CG solve whose helpers the step's prefix shares, and a
@@ -381,6 +382,11 @@ fn leapfrog_started_by_a_half_step_through_the_step_s_update() {
     check("leapfrog half start", &leapfrog_started_by_a_half_step);
 }
 
+#[test]
+fn an_ensemble_of_three_members_advanced_in_lockstep_and_nudged_to_their_mean() {
+    check("ensemble in lockstep", &ensemble_in_lockstep);
+}
+
 /// Known limit: a step made only of a helper run for each of three species (every loop runs
 /// three times per step, none once) has no boundary that occurs once per step: a location is a
 /// call site, a loop name, a block and a kernel, and the three runs share all four, so nothing
@@ -457,6 +463,7 @@ fn debug_program() {
         "ping-pong" => &ping_pong_by_arguments,
         "regrid" => &regridded_every_eighth_step,
         "leapfrog-half" => &leapfrog_started_by_a_half_step,
+        "lockstep" => &ensemble_in_lockstep,
         "dual-time" => &dual_time_stepping,
         "species" => &three_species_through_one_helper,
         _ => panic!("no program {name}"),
