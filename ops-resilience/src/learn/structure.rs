@@ -26,8 +26,9 @@
 //! time step, whose passes alternate between two halves of the step, is no iteration).
 //!
 //! Of eligible levels, an inner loop's iterations are moved out to the level that *encloses*
-//! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages, a
-//! fixed-count smoother or the items of a step (a helper run field by field, [`items`]).
+//! them ([`encloses`]): the time step around an iterative solve, Runge-Kutta stages, the parts
+//! of a split step ([`spread`]), a fixed-count smoother or the items of a step (a helper run
+//! field by field, [`items`]).
 //! Which level is the outer iteration is then decided with the bytes a checkpoint would save
 //! at its members ([`select`]).
 
