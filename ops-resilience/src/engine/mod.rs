@@ -522,7 +522,7 @@ impl Resilience {
             self.feed_region(rt, &fp);
         }
         if self.target == Target::Learn && !self.views.used && self.ff.key.is_none() {
-            if index == UNDECIDED_WARNING && self.counting_undecided() {
+            if self.index == UNDECIDED_WARNING && self.counting_undecided() {
                 self.warn_undecided();
             }
             let tag = match self.learner.recording() {

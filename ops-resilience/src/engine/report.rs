@@ -255,7 +255,58 @@ impl Resilience {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::testing::{cfg, Kept, Prog, STEP_LOOPS};
+    use crate::engine::testing::{cfg, copy, smooth, Kept, Prog, STEP_LOOPS};
+    use crate::Resilience;
+    use ops_backends::prelude::*;
+
+    /// Three fields, each through one helper (two loops, one call site each), nothing else in
+    /// a step: no loop runs once per step, so no location is decided. The run says so once,
+    /// after `UNDECIDED_WARNING` loops (not only at its end), as a warning.
+    #[test]
+    fn a_run_that_never_decides_warns_once_after_ten_thousand_loops() {
+        let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+        let r = Resilience::new(cfg(1), Some(Box::new(Kept::default())));
+        ops.set_observer(Some(Box::new(r)));
+        let grid = ops.block("grid", 2).unwrap();
+        let (pt, line) = (
+            ops.stencil("pt", &[[0, 0]]).unwrap(),
+            ops.stencil("line", &[[0, 0], [1, 0], [-1, 0]]).unwrap(),
+        );
+        let h = Halo::uniform(1);
+        let fields: Vec<_> = (0..3)
+            .map(|f| {
+                let q = ops
+                    .dat::<f64, 2>(&grid, &format!("q{f}"), [8, 8], h)
+                    .unwrap();
+                let s = ops
+                    .dat::<f64, 2>(&grid, &format!("s{f}"), [8, 8], h)
+                    .unwrap();
+                (q, s)
+            })
+            .collect();
+        let loops = super::super::UNDECIDED_WARNING + 200;
+        for _ in 0..loops / 6 {
+            for (q, s) in &fields {
+                let inner = [0..8, 0..8];
+                let args = [q.arg(&line, Read), s.arg(&pt, Write)];
+                ops.par_loop(smooth, "smooth", &grid, inner.clone(), &args)
+                    .unwrap();
+                let args = [s.arg(&pt, Read), q.arg(&pt, Write)];
+                ops.par_loop(copy, "copy", &grid, inner, &args).unwrap();
+            }
+        }
+        ops.finish().unwrap();
+        let r = ops.observer_mut::<Resilience>().unwrap().report().clone();
+        assert!(r.location.chosen.is_none(), "{:?}", r.location.chosen);
+        let warned: Vec<_> = r
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("no checkpoint location was decided"))
+            .collect();
+        assert_eq!(warned.len(), 1, "{:?}", r.warnings);
+        let at = format!("in {} loops", super::super::UNDECIDED_WARNING);
+        assert!(warned[0].contains(&at), "{}", warned[0]);
+    }
 
     #[test]
     fn the_report_counts_loops_and_values_and_names_the_location_used() {

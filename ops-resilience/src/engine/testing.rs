@@ -27,7 +27,7 @@ fn fill(idx: Idx, out: Write<f64>) {
 }
 
 #[kernel]
-fn smooth(a: Read<f64>, b: Write<f64>) {
+pub(crate) fn smooth(a: Read<f64>, b: Write<f64>) {
     b[(0, 0)] = 0.5 * a[(0, 0)] + 0.25 * (a[(1, 0)] + a[(-1, 0)]);
 }
 
@@ -37,7 +37,7 @@ fn add(m: Read<f64>, b: ReadWrite<f64>) {
 }
 
 #[kernel]
-fn copy(a: Read<f64>, b: Write<f64>) {
+pub(crate) fn copy(a: Read<f64>, b: Write<f64>) {
     b[(0, 0)] = a[(0, 0)];
 }
 
