@@ -75,7 +75,7 @@ pub struct LocTable {
 
 /// A location as [`LocTable::id_of_site`] last found it: its call site's address, its name's
 /// length and text (the first 16 bytes, [`head`]), its block, its kernel's name's address (a
-/// static: the kernel macro's) and its id. A hit compares the text (a
+/// static string: the same address is the same name) and its id. A hit compares the text (a
 /// name's address proves nothing: a name built at run time may reuse another's freed
 /// memory); a name of at most 16 bytes is compared in the slot, a longer one in full.
 #[derive(Clone, Copy, Debug, Default)]
@@ -103,8 +103,20 @@ fn shape(name: &str, block: u32) -> u64 {
 }
 
 impl CacheSlot {
-    /// True when the slot holds the location of call site `site`, loop `name` (whose
-    /// [`head`] is `head`) and block `block`.
+    /// The slot of location `id`: loop `name` (whose [`head`] is `head`) at `at`.
+    #[inline]
+    fn new(at: Site, name: &str, head: [u64; 2], id: u32) -> CacheSlot {
+        CacheSlot {
+            site: at.site,
+            head,
+            shape: shape(name, at.block),
+            kernel: at.kernel,
+            id,
+        }
+    }
+
+    /// True when the slot holds the location of loop `name` (whose [`head`] is `head`) at
+    /// `at`.
     #[inline]
     fn is(&self, at: Site, name: &str, head: [u64; 2], locs: &[LocInfo]) -> bool {
         self.site == at.site
@@ -211,8 +223,9 @@ impl LocTable {
         kernel: &'static str,
         index: u64,
     ) -> u32 {
-        // `Location`s of call sites are statics: the address identifies the site; so does a
-        // kernel's name (a static string), up to two kernels whose names the linker merged.
+        // `Location`s of call sites are statics: the address identifies the site. A kernel is
+        // its name (two kernels of one name at one site are one location); the name is a
+        // static string, whose address the caches compare (the table compares the text).
         let at = Site {
             site: location as *const std::panic::Location<'static> as usize,
             block,
@@ -231,13 +244,7 @@ impl LocTable {
         if self.next.len() <= self.prev {
             self.next.resize(self.prev + 1, CacheSlot::default());
         }
-        self.next[self.prev] = CacheSlot {
-            site: at.site,
-            head,
-            shape: shape(name, block),
-            kernel: at.kernel,
-            id,
-        };
+        self.next[self.prev] = CacheSlot::new(at, name, head, id);
         self.prev = id as usize;
         id
     }
@@ -284,13 +291,7 @@ impl LocTable {
         let slot = slot & (self.cache.len() - 1);
         // The pair keeps the two locations called last.
         self.cache[slot | 1] = self.cache[slot];
-        self.cache[slot] = CacheSlot {
-            site: at.site,
-            head,
-            shape: shape(name, at.block),
-            kernel: at.kernel,
-            id,
-        };
+        self.cache[slot] = CacheSlot::new(at, name, head, id);
         id
     }
 

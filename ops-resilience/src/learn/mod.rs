@@ -276,6 +276,11 @@ impl Decision {
         }
     }
 
+    /// Loops in the decided level's longest pass (at least one).
+    fn pass(&self) -> u64 {
+        self.level.max_pass.max(1)
+    }
+
     /// Takes over the verification's votes of `old`, member by member: the same passes,
     /// anchored anew, are still being verified (an inner loop that ran once per pass so far may
     /// be iterating right now; starting the votes afresh would wait a whole pass to see it).
@@ -292,7 +297,7 @@ impl Decision {
 /// Where the confirmation of decision `d` ends (see [`CONFIRM_PASSES`]), counted from the loop
 /// at which it was taken.
 fn confirmation_end(d: &Decision) -> u64 {
-    d.at_loop + (CONFIRM_PASSES * d.level.max_pass.max(1)).max(CONFIRM_LOOPS)
+    d.at_loop + (CONFIRM_PASSES * d.pass()).max(CONFIRM_LOOPS)
 }
 
 /// [`Decision::since`] in numbers: how many members have been seen since the decision (the
@@ -627,7 +632,7 @@ impl Learner {
             *broken = true;
             return None;
         }
-        let until = index + REVIEW_GAPS * d.level.max_pass.max(1);
+        let until = index + REVIEW_GAPS * d.pass();
         let event = self.review(loc, index, until);
         if let Phase::Reviewing { broken, .. } = &mut self.phase {
             *broken = true;
@@ -694,7 +699,7 @@ impl Learner {
         fp: &Arc<Footprint>,
         counts: &dyn Counts,
     ) -> Option<Event> {
-        let pass = self.decision.as_ref()?.level.max_pass.max(1);
+        let pass = self.decision.as_ref()?.pass();
         self.rec.clear();
         self.rec.push(loc, index, fp, 0);
         if counts.count(loc) >= 2 {
@@ -730,7 +735,7 @@ impl Learner {
         match self.phase {
             Phase::Watching { loc: w, until } => {
                 if loc == w || (!self.is_known(loc) && counts.count(loc) >= 2) {
-                    let pass = self.decision.as_ref()?.level.max_pass.max(1);
+                    let pass = self.decision.as_ref()?.pass();
                     return Some(self.review(loc, index, index + REVIEW_GAPS * pass));
                 }
                 if index >= until {
@@ -749,10 +754,7 @@ impl Learner {
                 } = &mut self.phase
                 {
                     if event.is_none() && self.rec.len() < TRACE_CAP / 2 {
-                        let pass = self
-                            .decision
-                            .as_ref()
-                            .map_or(1, |d| d.level.max_pass.max(1));
+                        let pass = self.decision.as_ref().map_or(1, Decision::pass);
                         *until = index + REVIEW_GAPS * pass;
                         return None;
                     }
@@ -771,7 +773,7 @@ impl Learner {
         // by it from its first recurrence.
         if let Some(d) = &self.decision {
             if counts.count(loc) == 2 && counts.first(loc) < counts.first(d.level.anchor) {
-                self.next_analysis = self.next_analysis.min(index + d.level.max_pass.max(1));
+                self.next_analysis = self.next_analysis.min(index + d.pass());
             }
         }
         if index < self.next_analysis {
@@ -1073,7 +1075,7 @@ impl Learner {
                 .map(|&m| self.rec.locs.iter().filter(|&&l| l == m).count())
                 .max()
                 .unwrap_or(0);
-            let pass = 2 * d.level.max_pass.max(1);
+            let pass = 2 * d.pass();
             let unseen = match current {
                 Some(c) => c.members.contains(&from),
                 None => {

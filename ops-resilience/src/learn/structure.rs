@@ -274,7 +274,7 @@ struct Span {
     /// The anchor's first occurrence.
     first: u32,
     /// The last occurrence of any location of the level's union.
-    end: Option<u32>,
+    end: u32,
     /// Locations last seen before this no longer count ([`FORGET_PASSES`]).
     horizon: u32,
     /// The anchor's last occurrence: the end of the last complete pass.
@@ -407,7 +407,8 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
             end: union
                 .iter()
                 .map(|&l| *occ[l as usize].last().expect("seen"))
-                .max(),
+                .max()
+                .expect("the anchor is in the union"),
             horizon,
             last_pass_end: *pos.last().expect("two or more"),
         });
@@ -431,7 +432,7 @@ pub fn analyse(trace: &[u32]) -> Vec<Level> {
         .iter()
         .zip(&spans)
         .filter(|(d, _)| !d.alive && d.passes >= MIN_PASSES)
-        .filter_map(|(_, s)| s.end)
+        .map(|(_, s)| s.end)
         .collect();
     for (l, s) in levels.iter_mut().zip(&spans) {
         let phase_end = finished
