@@ -170,6 +170,7 @@ fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
     let _ = run as fn(&Cli, &mut dyn std::io::Write) -> _;
     let mut kernels: Vec<_> = ops::ops_core::kernel::registered_kernels().collect();
     kernels.sort_by_key(|k| k.name());
+    let bound = ops_testkit::kernel_check::agreement_bound(first.adapter().is_gpu());
     let mut gpu = Ops::new(OpsConfig::new(BackendKind::Wgpu), Box::new(first));
     let mut gpu_again = Ops::new(
         OpsConfig::new(BackendKind::Wgpu),
@@ -195,7 +196,7 @@ fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
                 a.integer_mismatches
             ));
         }
-        if a.worst > AGREEMENT {
+        if a.worst > bound {
             problems.push(format!("`{}`: {:e} relative", k.name(), a.worst));
         }
         if a.differing > 0 {
@@ -217,11 +218,6 @@ fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
-
-/// The agreement docs/gpu.md states for one kernel application on inputs of order one:
-/// `|gpu - cpu| <= 2e-15 * max(|gpu|, |cpu|, 1)`, a few units in the last place. Measured on
-/// llvmpipe: 6.6e-16 (a sum in `calc_dt_report`); 2.2e-16 for datasets (`ideal_gas`).
-const AGREEMENT: f64 = 2e-15;
 
 /// Runs `deck` on `backend` and returns the summaries as JSON values, with the verdict.
 fn summaries(deck: &Path, backend: &str) -> (Vec<serde_json::Value>, Option<bool>) {

@@ -6,10 +6,6 @@
 
 use ops::prelude::*;
 
-/// docs/gpu.md: one kernel application on inputs of order one agrees with the CPU to
-/// `2e-15 * max(|gpu|, |cpu|, 1)`.
-const AGREEMENT: f64 = 2e-15;
-
 fn kernels() -> Vec<&'static dyn ops::ops_core::kernel::Kernel> {
     // Naming the crate's entry point keeps it, and its kernels, linked.
     let _ = tealeaf::run as fn(&tealeaf::Cli, &mut dyn std::io::Write) -> _;
@@ -28,8 +24,12 @@ fn every_tealeaf_shader_validates() {
 
 #[test]
 fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
-    let device = || match ops::ops_backends::WgpuBackend::new() {
-        Ok(b) => Some(Ops::new(OpsConfig::new(BackendKind::Wgpu), Box::new(b))),
+    let mut bound = 0.0;
+    let mut device = || match ops::ops_backends::WgpuBackend::new() {
+        Ok(b) => {
+            bound = ops_testkit::kernel_check::agreement_bound(b.adapter().is_gpu());
+            Some(Ops::new(OpsConfig::new(BackendKind::Wgpu), Box::new(b)))
+        }
         Err(e) => {
             ops_testkit::skip(&format!("no wgpu adapter offering f64: {e}"));
             None
@@ -59,7 +59,7 @@ fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
                 a.integer_mismatches
             ));
         }
-        if a.worst > AGREEMENT {
+        if a.worst > bound {
             problems.push(format!("`{}`: {:e} relative", k.name(), a.worst));
         }
         if a.differing > 0 {

@@ -1,7 +1,7 @@
 //! Adapters and the device: which adapter to use, what is asked of it, and where errors the
 //! device reports asynchronously are collected.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ops_core::Result;
@@ -95,9 +95,25 @@ impl std::fmt::Display for AdapterSummary {
     }
 }
 
+/// Instances made by [`instance`] in this process (one, or none before the first use).
+static INSTANCES_MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The process's one wgpu instance, made at first use and shared by every enumeration and
+/// backend. NVIDIA's Vulkan driver stops finding adapters once about 29 instances have been
+/// made and dropped in one process (measured on an H100: the 30th backend of a loop found
+/// none), so a program or a test that opens many runtimes must not make one each.
 fn instance() -> ::wgpu::Instance {
-    // `from_env`: WGPU_BACKEND and friends still work for debugging.
-    ::wgpu::Instance::new(::wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    static INSTANCE: OnceLock<::wgpu::Instance> = OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            INSTANCES_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            // Every backend compiled in: `WGPU_BACKEND` filters each enumeration instead (see
+            // `enumerate`), so it still works when set after the first backend was made.
+            let mut desc = ::wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+            desc.backends = ::wgpu::Backends::all();
+            ::wgpu::Instance::new(desc)
+        })
+        .clone()
 }
 
 /// Every adapter wgpu finds on this machine, with the backend's view of each.
@@ -106,7 +122,9 @@ pub fn adapters() -> Vec<AdapterSummary> {
 }
 
 fn enumerate() -> Vec<::wgpu::Adapter> {
-    pollster::block_on(instance().enumerate_adapters(::wgpu::Backends::all()))
+    // `WGPU_BACKEND` (and friends, read when the instance is made) still work for debugging.
+    let backends = ::wgpu::Backends::from_env().unwrap_or(::wgpu::Backends::all());
+    pollster::block_on(instance().enumerate_adapters(backends))
 }
 
 /// How to get an adapter when there is none.
@@ -289,5 +307,23 @@ pub(crate) fn wait_for(
         }
         .into()),
         Err(e) => Err(backend_err(format!("waiting for the device {during}: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Enumerations, the backend's choice and `auto`'s search share the process's one instance
+    /// (NVIDIA's driver finds no adapter after about 29 made and dropped).
+    #[test]
+    fn every_enumeration_shares_one_instance() {
+        for _ in 0..3 {
+            let _ = adapters();
+            let _ = choose_adapter();
+            let _ = find_gpu();
+        }
+        let made = INSTANCES_MADE.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(made, 1, "{made} wgpu instances made");
     }
 }
