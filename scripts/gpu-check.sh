@@ -4,10 +4,16 @@
 # (wall seconds, alternating), automatic checkpointing on wgpu with a bitwise restart, and the
 # stencil benchmark. Run from a copy of this repository (the tests read its decks and golden
 # files). Needs the GPU's Vulkan driver and `libvulkan1` (the NVIDIA driver's Vulkan ICD also
-# needs `libglvnd0`); prints one line per test and run, and the figures.
+# needs `libglvnd0`); on a machine without them and without network, `GPU_CHECK_DEBS=DIR`
+# unpacks the .deb files in DIR (`apt-get download libvulkan1 libglvnd0` elsewhere) into / first
+# (as root). Prints one line per test and run, and the figures.
 #
 #   bash scripts/gpu-check.sh target/gpu-bundle.tar.xz [OUT_DIR]
 set -uo pipefail
+if [ -n "${GPU_CHECK_DEBS:-}" ]; then
+  for f in "$GPU_CHECK_DEBS"/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
 bundle="$(realpath "$1")"
 out="${2:-gpu-check}"
 cd "$(dirname "$0")/.."
