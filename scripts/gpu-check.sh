@@ -8,14 +8,14 @@
 # unpacks the .deb files in DIR (`apt-get download libvulkan1 libglvnd0` elsewhere) into / first
 # (as root). Prints one line per test and run, and the figures.
 #
-#   bash scripts/gpu-check.sh target/gpu-bundle.tar.xz [OUT_DIR]
+#   bash scripts/gpu-check.sh target/gpu-bundle.tar.xz [OUT_DIR]   # logs: target/gpu-check
 set -uo pipefail
 if [ -n "${GPU_CHECK_DEBS:-}" ]; then
   for f in "$GPU_CHECK_DEBS"/*.deb; do dpkg -x "$f" /; done
   ldconfig
 fi
 bundle="$(realpath "$1")"
-out="${2:-gpu-check}"
+out="${2:-target/gpu-check}"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
 out="$(realpath "$out")"
