@@ -15,10 +15,9 @@ if [ -n "${GPU_CHECK_DEBS:-}" ]; then
   ldconfig
 fi
 bundle="$(realpath "$1")"
-out="${2:-target/gpu-check}"
+out="$(realpath -m "${2:-$(dirname "$0")/../target/gpu-check}")"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-out="$(realpath "$out")"
 t0=$(date +%s)
 el() { echo "[+$(($(date +%s) - t0))s] $*"; }
 
