@@ -720,4 +720,10 @@ fn loops_are_batched_and_synchronise_only_when_needed() {
     assert_eq!(down, 32 * 32 * 8);
     let host: f64 = field.iter().sum();
     assert!(wgpu_support::rel(total, host, 1.0) < 1e-12);
+    // The loops ran ahead of the device: the profile says its times are the host's.
+    let table = ops.profile_table();
+    assert!(
+        table.contains(ops_core::profile::RUNS_AHEAD_NOTE),
+        "{table}"
+    );
 }

@@ -430,6 +430,14 @@ pub trait Backend: Send {
         Ok(())
     }
 
+    /// True when [`Backend::run`] may return before the loop has run: its work is queued for a
+    /// device and waited for only by a later reduction result, fetch or [`Backend::synchronize`].
+    /// The per-loop profile then times the host's part of each loop (see
+    /// [`Ops::profile_table`](crate::Ops::profile_table)).
+    fn runs_ahead(&self) -> bool {
+        false
+    }
+
     /// Allocates storage for `dat`, declared on `block`. Distributed backends override this to
     /// decompose the block; the default is [`Backend::alloc`].
     fn alloc_on(&mut self, block: BlockId, dat: DatId, layout: &DatLayout) -> Result<()> {

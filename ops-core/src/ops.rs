@@ -1079,9 +1079,11 @@ impl Ops {
         self.profiles.clone()
     }
 
-    /// The profile as a table: calls, time, share of the total and GB/s, slowest first.
+    /// The profile as a table: calls, time, share of the total and GB/s, slowest first. On a
+    /// backend that runs ahead of its device (`wgpu`) a note under it says that the times are
+    /// the host's ([`profile::RUNS_AHEAD_NOTE`]).
     pub fn profile_table(&self) -> String {
-        profile::table(&self.profiles)
+        profile::table(&self.profiles, self.backend.runs_ahead())
     }
 
     /// Forgets all profiling statistics.

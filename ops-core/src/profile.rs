@@ -25,8 +25,16 @@ impl LoopProfile {
     }
 }
 
-/// Formats profiles as a table sorted by time, with a total line.
-pub(crate) fn table(profiles: &[LoopProfile]) -> String {
+/// Under the table of a backend that runs ahead of the device ([`crate::Backend::runs_ahead`]):
+/// what its times are.
+pub const RUNS_AHEAD_NOTE: &str =
+    "Times are the host's: a loop is queued for the device and the host goes on, so most\n\
+     loops show their recording (and a GB/s that is not the device's), and the device's work\n\
+     shows in the loops whose results the host waits for (reductions, fetches).";
+
+/// Formats profiles as a table sorted by time, with a total line, and [`RUNS_AHEAD_NOTE`]
+/// under it when `runs_ahead`.
+pub(crate) fn table(profiles: &[LoopProfile], runs_ahead: bool) -> String {
     use std::fmt::Write;
     let mut rows: Vec<&LoopProfile> = profiles.iter().collect();
     rows.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.name.cmp(&b.name)));
@@ -65,5 +73,27 @@ pub(crate) fn table(profiles: &[LoopProfile]) -> String {
         if total > 0.0 { 100.0 } else { 0.0 },
         all.gb_per_s()
     );
+    if runs_ahead {
+        let _ = writeln!(s, "{RUNS_AHEAD_NOTE}");
+    }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backend_running_ahead_of_its_device_says_what_the_times_are() {
+        let p = [LoopProfile {
+            name: "sweep".into(),
+            calls: 2,
+            seconds: 0.5,
+            bytes: 1_000_000_000,
+        }];
+        assert!(!table(&p, false).contains(RUNS_AHEAD_NOTE));
+        let t = table(&p, true);
+        assert!(t.ends_with(&format!("{RUNS_AHEAD_NOTE}\n")), "{t}");
+        assert!(t.contains("sweep"));
+    }
 }

@@ -967,6 +967,10 @@ impl Backend for WgpuBackend {
         NAME
     }
 
+    fn runs_ahead(&self) -> bool {
+        true
+    }
+
     fn alloc(&mut self, dat: DatId, layout: &DatLayout) -> Result<()> {
         let bytes = (layout.bytes() as u64).max(4).div_ceil(4) * 4;
         // Datasets up to the largest buffer the adapter creates; those beyond one binding are
