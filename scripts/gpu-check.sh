@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The GPU checks, on a machine with a GPU, from a bundle made by `scripts/gpu-bundle.sh`: every
 # wgpu test with OPS_REQUIRE_ALL=1 (a missing adapter fails), the apps on wgpu against rayon
-# (wall seconds, alternating), automatic checkpointing on wgpu with a bitwise restart, and the
-# stencil benchmark. Run from a copy of this repository (the tests read its decks and golden
-# files). Needs the GPU's Vulkan driver and `libvulkan1` (the NVIDIA driver's Vulkan ICD also
-# needs `libglvnd0`); on a machine without them and without network, `GPU_CHECK_DEBS=DIR`
-# unpacks the .deb files in DIR (`apt-get download libvulkan1 libglvnd0` elsewhere) into / first
-# (as root). Prints one line per test and run, and the figures.
+# (wall seconds, alternating), the tracker's cost on wgpu (CloverLeaf off vs tracked), automatic
+# checkpointing on wgpu with a bitwise restart, and the stencil benchmark. Run from a copy of
+# this repository (the tests read its decks and golden files). Needs the GPU's Vulkan driver
+# and `libvulkan1` (the NVIDIA driver's Vulkan ICD also needs `libglvnd0`); on a machine without
+# them and without network, `GPU_CHECK_DEBS=DIR` unpacks the .deb files in DIR (`apt-get
+# download libvulkan1 libglvnd0` elsewhere) into / first (as root). Prints one line per test and
+# run, and the figures.
 #
 #   bash scripts/gpu-check.sh target/gpu-bundle.tar.xz [OUT_DIR]   # logs: target/gpu-check
 set -uo pipefail
@@ -71,6 +72,21 @@ for _ in 1 2; do
     apps/cloverleaf3d/decks/clover_bm_short.in
 done
 $c --ops-backend wgpu --profile >"$out/cloverleaf-wgpu-profile.txt" 2>&1
+
+# Item 5 on the device: the same run untracked and tracked (diagnostics only, no store),
+# alternating, best of five each: whether the tracker's host time hides behind the device's work.
+el "tracking on wgpu: CloverLeaf 960^2 off vs tracked, alternating, best of 5"
+best_off=999 best_on=999
+for _ in 1 2 3 4 5; do
+  s=$(date +%s.%N)
+  $c --ops-backend wgpu >/dev/null 2>&1
+  best_off=$(awk "BEGIN {t = $(date +%s.%N) - $s; print (t < $best_off) ? t : $best_off}")
+  s=$(date +%s.%N)
+  $c --ops-backend wgpu --ops-diags-json "$out/tracked.json" >/dev/null 2>&1
+  best_on=$(awk "BEGIN {t = $(date +%s.%N) - $s; print (t < $best_on) ? t : $best_on}")
+done
+awk "BEGIN {printf \"TRACKING off %.3f s, tracked %.3f s: %+.2f %%\n\", $best_off, $best_on, \
+  100 * ($best_on / $best_off - 1)}"
 
 el "automatic checkpointing on wgpu (960^2, thread mode) and a restart from the last"
 ck="$(mktemp -d)"
