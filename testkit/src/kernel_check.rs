@@ -307,3 +307,60 @@ fn make<const N: usize>(
     };
     Ok((dat, stencil))
 }
+
+/// Every kernel of `kernels` on the wgpu device against its CPU lowering (`seq`), each on its
+/// own random inputs (seeds `first_seed`, `first_seed + 1`, ...), and on a second device
+/// runtime: integers must agree exactly, floats within [`agreement_bound`] of the adapter's
+/// kind, and the two device runs bit for bit. Prints each kernel whose floats differ and a
+/// summary (stderr); returns what failed, one line per problem (none: all agree), or `None`
+/// after reporting the test as skipped when no adapter offers f64 (a failure under
+/// `OPS_REQUIRE_ALL=1`). A kernel the backends cannot run panics, naming it.
+pub fn every_kernel_on_the_device(kernels: &[&dyn Kernel], first_seed: u64) -> Option<Vec<String>> {
+    use ops::ops_backends::WgpuBackend;
+    let device = |b: WgpuBackend| Ops::new(OpsConfig::new(BackendKind::Wgpu), Box::new(b));
+    let first = crate::wgpu_or_skip()?;
+    let bound = agreement_bound(first.adapter().is_gpu());
+    let mut gpu = device(first);
+    let mut gpu_again = device(WgpuBackend::new().expect("a second device"));
+    let mut cpu = ops_from_config(OpsConfig::new(BackendKind::Seq)).expect("a seq runtime");
+    let (mut worst, mut values, mut differing) = (0.0f64, 0, 0);
+    let mut problems = Vec::new();
+    for (i, k) in kernels.iter().enumerate() {
+        let seed = first_seed + i as u64;
+        let a = compare_on_random_inputs(*k, &mut gpu, &mut cpu, seed)
+            .unwrap_or_else(|e| panic!("kernel `{}`: {e}", k.name()));
+        let again = compare_on_random_inputs(*k, &mut gpu, &mut gpu_again, seed)
+            .unwrap_or_else(|e| panic!("kernel `{}`: {e}", k.name()));
+        if again.differing > 0 || !again.integer_mismatches.is_empty() {
+            problems.push(format!("`{}`: two device runs differ", k.name()));
+        }
+        if !a.integer_mismatches.is_empty() {
+            problems.push(format!(
+                "`{}`: integers differ: {:?}",
+                k.name(),
+                a.integer_mismatches
+            ));
+        }
+        if a.worst > bound {
+            problems.push(format!("`{}`: {:e} relative", k.name(), a.worst));
+        }
+        if a.differing > 0 {
+            eprintln!(
+                "{:28} {:5} of {:5} values differ, worst {:.1e}",
+                k.name(),
+                a.differing,
+                a.values,
+                a.worst
+            );
+        }
+        worst = worst.max(a.worst);
+        values += a.values;
+        differing += a.differing;
+    }
+    eprintln!(
+        "{} kernels, {values} values: {differing} differ from seq, worst {worst:.2e} relative \
+         (bound {bound:e})",
+        kernels.len()
+    );
+    Some(problems)
+}

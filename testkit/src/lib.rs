@@ -20,7 +20,7 @@ pub mod kernel_check;
 pub mod restart;
 mod skip;
 
-pub use skip::{required, skip};
+pub use skip::{required, skip, wgpu_or_skip};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

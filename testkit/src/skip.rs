@@ -44,3 +44,15 @@ pub fn skip(why: &str) {
         }
     }
 }
+
+/// The wgpu backend on the adapter `--ops-backend wgpu` picks, or `None` after reporting the
+/// running test as skipped ([`skip`]) when no adapter offers 64-bit floats.
+pub fn wgpu_or_skip() -> Option<ops::ops_backends::WgpuBackend> {
+    match ops::ops_backends::WgpuBackend::new() {
+        Ok(b) => Some(b),
+        Err(e) => {
+            skip(&format!("no wgpu adapter offering f64: {e}"));
+            None
+        }
+    }
+}

@@ -17,13 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf");
 const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/decks");
 
 fn wgpu_available() -> bool {
-    match ops::ops_backends::WgpuBackend::new() {
-        Ok(_) => true,
-        Err(e) => {
-            ops_testkit::skip(&format!("no wgpu adapter offering f64: {e}"));
-            false
-        }
-    }
+    ops_testkit::wgpu_or_skip().is_some()
 }
 
 /// One run of test problem 1 on `backend`, checkpointing into `dir/ckpt` in mode `ckpt` if

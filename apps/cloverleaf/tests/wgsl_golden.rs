@@ -141,20 +141,8 @@ fn every_cloverleaf_shader_validates() {
     }
 }
 
-/// The wgpu backend, or `None` after reporting the test as skipped (a failure under
-/// `OPS_REQUIRE_ALL=1`).
-fn wgpu() -> Option<ops::ops_backends::WgpuBackend> {
-    match ops::ops_backends::WgpuBackend::new() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            ops_testkit::skip(&format!("no wgpu adapter offering f64: {e}"));
-            None
-        }
-    }
-}
-
 fn wgpu_available() -> bool {
-    wgpu().is_some()
+    ops_testkit::wgpu_or_skip().is_some()
 }
 
 /// Every generated kernel on the device against its CPU lowering (`seq`), on the same random
@@ -163,59 +151,13 @@ fn wgpu_available() -> bool {
 /// agree bitwise.
 #[test]
 fn every_kernel_on_the_device_agrees_with_its_cpu_lowering() {
-    let Some(first) = wgpu() else {
-        return;
-    };
-    use ops::prelude::*;
     let _ = run as fn(&Cli, &mut dyn std::io::Write) -> _;
     let mut kernels: Vec<_> = ops::ops_core::kernel::registered_kernels().collect();
     kernels.sort_by_key(|k| k.name());
-    let bound = ops_testkit::kernel_check::agreement_bound(first.adapter().is_gpu());
-    let mut gpu = Ops::new(OpsConfig::new(BackendKind::Wgpu), Box::new(first));
-    let mut gpu_again = Ops::new(
-        OpsConfig::new(BackendKind::Wgpu),
-        Box::new(wgpu().expect("a second device")),
-    );
-    let mut cpu = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
-    let (mut worst, mut values, mut differing) = (0.0f64, 0, 0);
-    let mut problems = Vec::new();
-    for (i, k) in kernels.iter().enumerate() {
-        let seed = 1000 + i as u64;
-        let a = ops_testkit::kernel_check::compare_on_random_inputs(*k, &mut gpu, &mut cpu, seed)
-            .unwrap_or_else(|e| panic!("kernel `{}`: {e}", k.name()));
-        let again =
-            ops_testkit::kernel_check::compare_on_random_inputs(*k, &mut gpu, &mut gpu_again, seed)
-                .unwrap_or_else(|e| panic!("kernel `{}`: {e}", k.name()));
-        if again.differing > 0 || !again.integer_mismatches.is_empty() {
-            problems.push(format!("`{}`: two device runs differ", k.name()));
-        }
-        if !a.integer_mismatches.is_empty() {
-            problems.push(format!(
-                "`{}`: integers differ: {:?}",
-                k.name(),
-                a.integer_mismatches
-            ));
-        }
-        if a.worst > bound {
-            problems.push(format!("`{}`: {:e} relative", k.name(), a.worst));
-        }
-        if a.differing > 0 {
-            eprintln!(
-                "{:28} {:5} of {:5} values differ, worst {:.1e}",
-                k.name(),
-                a.differing,
-                a.values,
-                a.worst
-            );
-        }
-        worst = worst.max(a.worst);
-        values += a.values;
-        differing += a.differing;
-    }
-    eprintln!(
-        "{} kernels, {values} values: {differing} differ from seq, worst {worst:.2e} relative",
-        kernels.len()
-    );
+    let Some(problems) = ops_testkit::kernel_check::every_kernel_on_the_device(&kernels, 1000)
+    else {
+        return;
+    };
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

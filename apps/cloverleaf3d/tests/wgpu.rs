@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ops_testkit::{assert_summaries_agree, scratch, skip};
+use ops_testkit::{assert_summaries_agree, scratch, wgpu_or_skip};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cloverleaf3d");
 
@@ -33,8 +33,8 @@ fn run(dir: &std::path::Path, backend: &str) -> String {
 
 #[test]
 fn wgpu_agrees_with_rayon_on_test_problem_1() {
-    if let Err(e) = ops::ops_backends::WgpuBackend::new() {
-        return skip(&format!("no GPU adapter offering f64: {e}"));
+    if wgpu_or_skip().is_none() {
+        return;
     }
     let dir = scratch("cloverleaf3d-wgpu", "tp1");
     let gpu = run(&dir, "wgpu");
