@@ -9,6 +9,7 @@ use ops_backends::prelude::*;
 use crate::boundary::Sides;
 use crate::kernels::*;
 use crate::oracle::Ctx;
+use crate::scratch::Scratched;
 
 /// 2-D advection-diffusion: velocities computed once; every step a stable time step from a
 /// reduction, upwind fluxes, the update into a second buffer, diffusion back, and halo fills
@@ -1722,57 +1723,20 @@ pub fn three_species_through_one_helper(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     const N: i32 = 12;
     let ops = &mut cx.ops;
     let grid = ops.block("tank", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
-    let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
-    let mut species = Vec::new();
-    for name in ["a", "b", "c"] {
-        let q = ops.dat::<f64, 2>(&grid, name, n, h)?;
-        let qn = ops.dat::<f64, 2>(&grid, &format!("{name}_next"), n, h)?;
-        ops.par_loop(
-            blob2,
-            "init",
-            &grid,
-            all.clone(),
-            &[Arg::idx(), q.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            zero_halo2,
-            "clear",
-            &grid,
-            all.clone(),
-            &[qn.arg(&pt, Write)],
-        )?;
-        species.push((q, qn));
-    }
+    let names = ["a", "b", "c"].map(String::from);
+    let species = Scratched::new(ops, &grid, (pt, five), N, &names, "_next")?;
     for step in 0..24u32 {
         cx.step();
-        for (i, (q, qn)) in species.iter().enumerate() {
-            cx.ops.par_loop(
-                diffuse2,
-                "diffuse",
-                &grid,
-                inner.clone(),
-                &[
-                    q.arg(&five, Read),
-                    qn.arg(&pt, Write),
-                    Arg::global(0.05 * (i + 1) as f64),
-                ],
-            )?;
-            cx.ops.par_loop(
-                copy2,
-                "advance",
-                &grid,
-                inner.clone(),
-                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
-            )?;
+        for i in 0..species.fields.len() {
+            let nu = 0.05 * (i + 1) as f64;
+            species.diffuse(&mut cx.ops, i, nu, ["diffuse", "advance"])?;
         }
         if step % 5 == 4 {
-            for (q, _) in &species {
+            for (q, _) in &species.fields {
                 cx.ops.par_loop(
                     total2,
                     "total",
@@ -1785,11 +1749,7 @@ pub fn three_species_through_one_helper(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         }
     }
     cx.end();
-    let mut dats = Vec::new();
-    for (q, qn) in species {
-        dats.extend([q, qn]);
-    }
-    Ok(dats)
+    Ok(species.into_dats())
 }
 
 /// Diffusion between two buffers that trade roles by the arguments passed, not by swapping
@@ -2022,64 +1982,28 @@ pub fn ensemble_in_lockstep(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     const N: i32 = 12;
     let ops = &mut cx.ops;
     let grid = ops.block("basin", 2)?;
-    let h = Halo::uniform(1);
-    let n = [N as usize; 2];
     let pt = ops.stencil("p00", &[[0, 0]])?;
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
-    let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
-    let mean = ops.dat::<f64, 2>(&grid, "mean", n, h)?;
-    let mut members = Vec::new();
-    for m in 0..3 {
-        let q = ops.dat::<f64, 2>(&grid, &format!("member{m}"), n, h)?;
-        let work = ops.dat::<f64, 2>(&grid, &format!("member{m}_work"), n, h)?;
-        ops.par_loop(
-            blob2,
-            "init",
-            &grid,
-            all.clone(),
-            &[Arg::idx(), q.arg(&pt, Write)],
-        )?;
-        ops.par_loop(
-            zero_halo2,
-            "clear",
-            &grid,
-            all.clone(),
-            &[work.arg(&pt, Write)],
-        )?;
-        members.push((q, work));
-    }
+    let mean = ops.dat::<f64, 2>(&grid, "mean", [N as usize; 2], Halo::uniform(1))?;
+    let names: Vec<String> = (0..3).map(|m| format!("member{m}")).collect();
+    let members = Scratched::new(ops, &grid, (pt, five), N, &names, "_work")?;
     for step in 0..24u32 {
         cx.step();
-        for (m, (q, work)) in members.iter().enumerate() {
-            cx.ops.par_loop(
-                diffuse2,
-                "member_diffuse",
-                &grid,
-                inner.clone(),
-                &[
-                    q.arg(&five, Read),
-                    work.arg(&pt, Write),
-                    Arg::global(0.04 * (m + 1) as f64),
-                ],
-            )?;
-            cx.ops.par_loop(
-                copy2,
-                "member_copy",
-                &grid,
-                inner.clone(),
-                &[work.arg(&pt, Read), q.arg(&pt, Write)],
-            )?;
+        for m in 0..members.fields.len() {
+            let nu = 0.04 * (m + 1) as f64;
+            members.diffuse(&mut cx.ops, m, nu, ["member_diffuse", "member_copy"])?;
         }
+        let fields = &members.fields;
         cx.ops.par_loop(
             copy2,
             "mean_start",
             &grid,
             inner.clone(),
-            &[members[0].0.arg(&pt, Read), mean.arg(&pt, Write)],
+            &[fields[0].0.arg(&pt, Read), mean.arg(&pt, Write)],
         )?;
-        for (q, _) in &members[1..] {
+        for (q, _) in &fields[1..] {
             cx.ops.par_loop(
                 blend2,
                 "mean_add",
@@ -2088,7 +2012,7 @@ pub fn ensemble_in_lockstep(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
                 &[q.arg(&pt, Read), mean.arg(&pt, ReadWrite), Arg::global(0.5)],
             )?;
         }
-        for (q, _) in &members {
+        for (q, _) in fields {
             cx.ops.par_loop(
                 blend2,
                 "nudge",
@@ -2110,8 +2034,6 @@ pub fn ensemble_in_lockstep(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     }
     cx.end();
     let mut dats = vec![mean];
-    for (q, w) in members {
-        dats.extend([q, w]);
-    }
+    dats.extend(members.into_dats());
     Ok(dats)
 }

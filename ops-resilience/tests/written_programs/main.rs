@@ -46,6 +46,7 @@ mod jacobi;
 mod kernels;
 mod krylov;
 mod multilevel;
+mod scratch;
 mod solvers;
 
 use coupled::*;
