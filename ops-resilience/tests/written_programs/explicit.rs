@@ -9,7 +9,7 @@ use ops_backends::prelude::*;
 use crate::boundary::Sides;
 use crate::kernels::*;
 use crate::oracle::Ctx;
-use crate::scratch::Scratched;
+use crate::scratch::{Diffusion, Scratched};
 
 /// 2-D advection-diffusion: velocities computed once; every step a stable time step from a
 /// reduction, upwind fluxes, the update into a second buffer, diffusion back, and halo fills
@@ -1464,6 +1464,7 @@ pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let inner = [0..N, 0..N];
+    let diffusion = Diffusion::new(&grid, (pt, five), N);
     let all = [-1..N + 1, -1..N + 1];
     for member in 0..3u32 {
         let ops = &mut cx.ops;
@@ -1488,20 +1489,7 @@ pub fn ensemble(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
         for _ in 0..20u32 {
             cx.step();
             let ops = &mut cx.ops;
-            ops.par_loop(
-                diffuse2,
-                "diffuse",
-                &grid,
-                inner.clone(),
-                &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
-            )?;
-            ops.par_loop(
-                copy2,
-                "advance",
-                &grid,
-                inner.clone(),
-                &[qn.arg(&pt, Read), q.arg(&pt, Write)],
-            )?;
+            diffusion.step(ops, &q, &qn, 0.1, ["diffuse", "advance"])?;
         }
         cx.ops.par_loop(
             total2,
@@ -1532,6 +1520,7 @@ pub fn level_set_redistanced_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f
     let five = ops.stencil("s5", &[[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]])?;
     let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
+    let diffusion = Diffusion::new(&grid, (pt, five), N);
     ops.par_loop(
         blob2,
         "init",
@@ -1566,20 +1555,7 @@ pub fn level_set_redistanced_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f
                 &[scratch.arg(&pt, Read), phi.arg(&pt, Write)],
             )?;
         }
-        cx.ops.par_loop(
-            diffuse2,
-            "advect",
-            &grid,
-            inner.clone(),
-            &[phi.arg(&five, Read), next.arg(&pt, Write), Arg::global(0.1)],
-        )?;
-        cx.ops.par_loop(
-            copy2,
-            "advance",
-            &grid,
-            inner.clone(),
-            &[next.arg(&pt, Read), phi.arg(&pt, Write)],
-        )?;
+        diffusion.step(&mut cx.ops, &phi, &next, 0.1, ["advect", "advance"])?;
     }
     cx.end();
     Ok(vec![phi, next, scratch])
@@ -1610,6 +1586,7 @@ pub fn advection_sub_cycled_by_its_cfl_number(cx: &mut Ctx) -> Result<Vec<Dat<f6
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
+    let diffusion = Diffusion::new(&grid, (pt, five), N);
     ops.par_loop(
         blob2,
         "init",
@@ -1687,20 +1664,7 @@ pub fn advection_sub_cycled_by_its_cfl_number(cx: &mut Ctx) -> Result<Vec<Dat<f6
                 &[qn.arg(&pt, Read), q.arg(&pt, Write)],
             )?;
         }
-        cx.ops.par_loop(
-            diffuse2,
-            "diffuse",
-            &grid,
-            inner.clone(),
-            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.05)],
-        )?;
-        cx.ops.par_loop(
-            copy2,
-            "diffuse_copy",
-            &grid,
-            inner.clone(),
-            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
-        )?;
+        diffusion.step(&mut cx.ops, &q, &qn, 0.05, ["diffuse", "diffuse_copy"])?;
         if step % 5 == 4 {
             cx.ops.par_loop(
                 total2,
@@ -1829,6 +1793,7 @@ pub fn regridded_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let all = [-1..N + 1, -1..N + 1];
     let inner = [0..N, 0..N];
+    let diffusion = Diffusion::new(&grid, (pt, five), N);
     ops.par_loop(
         blob2,
         "init",
@@ -1874,20 +1839,7 @@ pub fn regridded_every_eighth_step(cx: &mut Ctx) -> Result<Vec<Dat<f64>>> {
             ops.free_dat(&qn)?;
             (q, qn) = (fresh, fresh_next);
         }
-        cx.ops.par_loop(
-            diffuse2,
-            "diffuse",
-            &grid,
-            inner.clone(),
-            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
-        )?;
-        cx.ops.par_loop(
-            copy2,
-            "advance",
-            &grid,
-            inner.clone(),
-            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
-        )?;
+        diffusion.step(&mut cx.ops, &q, &qn, 0.1, ["diffuse", "advance"])?;
         if step % 5 == 4 {
             cx.ops.par_loop(
                 total2,

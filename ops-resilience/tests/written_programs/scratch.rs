@@ -1,20 +1,73 @@
-//! Fields advanced one at a time through one helper, each diffused into its own scratch buffer
-//! and copied back (two loops, one call site each, run for every field): the species of a
-//! transport code, the members of an ensemble. The programs that use it add what sets them
-//! apart (a total per species, a mean the members are nudged to).
+//! An explicit diffusion step written as many programs write it, into a second buffer and
+//! copied back (two loops, one call site each: [`Diffusion`]), and fields advanced one at a
+//! time through it, each with its own scratch buffer ([`Scratched`]): the species of a
+//! transport code, the members of an ensemble. The programs that use them add what sets them
+//! apart (a total per species, a mean the members are nudged to, a regrid).
 
 use ops_backends::prelude::*;
 
 use crate::kernels::*;
 
+/// The diffusion step on the interior of an `n` x `n` block.
+#[derive(Clone, Copy)]
+pub struct Diffusion {
+    grid: Block,
+    /// The point stencil and the diffusion's five-point one.
+    pt: Stencil,
+    five: Stencil,
+    n: i32,
+}
+
+impl Diffusion {
+    /// The step on `grid`'s interior of `n` x `n` points; `pt` is the point stencil, `five` the
+    /// diffusion's.
+    pub fn new(grid: &Block, (pt, five): (Stencil, Stencil), n: i32) -> Diffusion {
+        Diffusion {
+            grid: *grid,
+            pt,
+            five,
+            n,
+        }
+    }
+
+    /// `q` diffused with coefficient `nu` into `next` (the loop named `loops[0]`) and copied
+    /// back (`loops[1]`).
+    pub fn step(
+        &self,
+        ops: &mut Ops,
+        q: &Dat<f64>,
+        next: &Dat<f64>,
+        nu: f64,
+        loops: [&str; 2],
+    ) -> Result<()> {
+        let (grid, pt, inner) = (&self.grid, &self.pt, [0..self.n, 0..self.n]);
+        ops.par_loop(
+            diffuse2,
+            loops[0],
+            grid,
+            inner.clone(),
+            &[
+                q.arg(&self.five, Read),
+                next.arg(pt, Write),
+                Arg::global(nu),
+            ],
+        )?;
+        ops.par_loop(
+            copy2,
+            loops[1],
+            grid,
+            inner,
+            &[next.arg(pt, Read), q.arg(pt, Write)],
+        )?;
+        Ok(())
+    }
+}
+
 /// The fields of an `n` x `n` block with a halo of one, each with its scratch buffer.
 pub struct Scratched {
     /// Each field and its scratch buffer.
     pub fields: Vec<(Dat<f64>, Dat<f64>)>,
-    grid: Block,
-    pt: Stencil,
-    five: Stencil,
-    n: i32,
+    diffusion: Diffusion,
 }
 
 impl Scratched {
@@ -45,33 +98,14 @@ impl Scratched {
         }
         Ok(Scratched {
             fields,
-            grid: *grid,
-            pt,
-            five,
-            n,
+            diffusion: Diffusion::new(grid, (pt, five), n),
         })
     }
 
-    /// The helper: field `i` diffused with coefficient `nu` into its scratch buffer (the loop
-    /// named `loops[0]`) and copied back (`loops[1]`), over the interior.
+    /// The helper: field `i` through the [`Diffusion`] step, its scratch buffer the second.
     pub fn diffuse(&self, ops: &mut Ops, i: usize, nu: f64, loops: [&str; 2]) -> Result<()> {
         let (q, s) = &self.fields[i];
-        let (grid, pt, inner) = (&self.grid, &self.pt, [0..self.n, 0..self.n]);
-        ops.par_loop(
-            diffuse2,
-            loops[0],
-            grid,
-            inner.clone(),
-            &[q.arg(&self.five, Read), s.arg(pt, Write), Arg::global(nu)],
-        )?;
-        ops.par_loop(
-            copy2,
-            loops[1],
-            grid,
-            inner,
-            &[s.arg(pt, Read), q.arg(pt, Write)],
-        )?;
-        Ok(())
+        self.diffusion.step(ops, q, s, nu, loops)
     }
 
     /// Each field, then its scratch buffer.

@@ -9,6 +9,7 @@ use crate::cg::Cg;
 use crate::jacobi::Jacobi;
 use crate::kernels::*;
 use crate::oracle::Ctx;
+use crate::scratch::Diffusion;
 
 /// A 3-D implicit heat solver: conductivity computed once, every step saves the temperature
 /// and solves for the new one by Jacobi sweeps to a tolerance (the trip count comes from a
@@ -744,6 +745,7 @@ pub fn a_start_up_solve_then_an_explicit_time_loop(cx: &mut Ctx) -> Result<Vec<D
     let change = ops.reduction::<f64>("change", ReduceOp::Max);
     let total = ops.reduction::<f64>("total", ReduceOp::Sum);
     let inner = [0..N, 0..N];
+    let diffusion = Diffusion::new(&grid, (pt, five), N);
     let all = [-1..N + 1, -1..N + 1];
     for d in [&phi, &next] {
         ops.par_loop(zero_halo2, "zero", &grid, all.clone(), &[d.arg(&pt, Write)])?;
@@ -790,20 +792,7 @@ pub fn a_start_up_solve_then_an_explicit_time_loop(cx: &mut Ctx) -> Result<Vec<D
             inner.clone(),
             &[phi.arg(&pt, Read), q.arg(&pt, ReadWrite), Arg::global(0.01)],
         )?;
-        cx.ops.par_loop(
-            diffuse2,
-            "spread",
-            &grid,
-            inner.clone(),
-            &[q.arg(&five, Read), qn.arg(&pt, Write), Arg::global(0.1)],
-        )?;
-        cx.ops.par_loop(
-            copy2,
-            "advance",
-            &grid,
-            inner.clone(),
-            &[qn.arg(&pt, Read), q.arg(&pt, Write)],
-        )?;
+        diffusion.step(&mut cx.ops, &q, &qn, 0.1, ["spread", "advance"])?;
         if step % 4 == 3 {
             cx.ops.par_loop(
                 total2,
