@@ -335,6 +335,11 @@ pub struct LoopPlan<'a> {
     /// Where the application called `par_loop` (`#[track_caller]`): with the name, a stable key
     /// for "this loop in the program text" that observers use to recognise recurring loops.
     pub location: &'static std::panic::Location<'static>,
+    /// The number of this call's shape (call site, name, kernel, block, range and arguments,
+    /// global constants' values aside): calls with the same number have the same shape, so an
+    /// observer recognises a repeated call by it. Numbers are never reused within a runtime;
+    /// `None` for a call the runtime did not number.
+    pub shape: Option<u32>,
 }
 
 impl LoopPlan<'_> {

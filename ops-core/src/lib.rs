@@ -57,6 +57,7 @@ mod handles;
 pub mod kernel;
 pub mod observer;
 mod ops;
+mod plan_cache;
 pub mod profile;
 pub mod testing;
 pub mod units;

@@ -199,6 +199,9 @@ pub enum LoopAction {
     Run,
     /// Do not run the loop (its reductions receive nothing); `after_loop` is still called.
     Skip,
+    /// The hook refused the loop: it does not run, and the `par_loop` call fails with
+    /// [`LoopObserver::take_error`]'s error (asked only then, not after every loop).
+    Refuse,
 }
 
 /// A value about to leave the runtime. The observer may read it or replace it.
@@ -274,8 +277,9 @@ pub trait LoopObserver: Any + Send {
         let _ = rt;
     }
 
-    /// Asked after every hook: an error here makes the runtime call that ran the hook fail with
-    /// it (a loop refused in `before_loop` does not run, and `after_loop` is not called).
+    /// Asked after every hook but `before_loop` (and after `before_loop` only when it answers
+    /// [`LoopAction::Refuse`]): an error here makes the runtime call that ran the hook fail
+    /// with it (a refused loop does not run, and `after_loop` is not called).
     fn take_error(&mut self) -> Option<OpsError> {
         None
     }

@@ -13,7 +13,7 @@ use crate::handles::{
     Stencil, StencilId,
 };
 use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
-use crate::observer::{Hooks, LoopAction, LoopObserver, Query, Runtime};
+use crate::observer::{Hooks, LoopAction, LoopObserver, ObserverError, Query, Runtime};
 use crate::profile::{self, LoopProfile};
 
 static NEXT_RT: AtomicU32 = AtomicU32::new(1);
@@ -92,6 +92,8 @@ pub struct Ops {
     profile_index: HashMap<String, usize>,
     /// The one-point stencils boundary fills read through, by dimension count and offset.
     pub(crate) fill_stencils: HashMap<(usize, [i32; 3]), Stencil>,
+    /// Plans of the loop shapes validated so far.
+    plans: crate::plan_cache::PlanCache,
 }
 
 /// One loop to run ([`Ops::run_loop`]): what `par_loop` was given, plus how the runtime's own
@@ -179,6 +181,7 @@ impl Ops {
             profiles: Vec::new(),
             profile_index: HashMap::new(),
             fill_stencils: HashMap::new(),
+            plans: Default::default(),
         }
     }
 
@@ -491,6 +494,8 @@ impl Ops {
         self.dat_info(dat.rt, dat.id)?;
         self.backend.free(dat.id);
         self.dats[dat.id.index()].live = false;
+        // Plans passing it must be validated (and refused) again.
+        self.plans.forget();
         Ok(())
     }
 
@@ -1210,14 +1215,36 @@ impl Ops {
             }
         }
         let t0 = Instant::now();
-        let plan = self.plan_loop(
-            req.kernel,
-            req.name,
-            req.block,
-            req.range,
-            req.args,
+        let known = self.plans.plan(
             req.location,
-        )?;
+            req.name,
+            req.kernel,
+            req.block,
+            &req.range,
+            req.args,
+        );
+        let plan = match known {
+            Some(plan) => plan,
+            None => {
+                let mut plan = self.plan_loop(
+                    req.kernel,
+                    req.name,
+                    req.block,
+                    req.range,
+                    req.args,
+                    req.location,
+                )?;
+                self.plans.insert(
+                    req.location,
+                    req.kernel,
+                    req.block,
+                    &req.range,
+                    req.args,
+                    &mut plan,
+                );
+                plan
+            }
+        };
         self.dispatch(req.kernel, &plan, req.execution)?;
         let dt = t0.elapsed().as_secs_f64();
         self.record(req.profile_as, dt, plan.bytes);
@@ -1236,7 +1263,13 @@ impl Ops {
         let action = match observer.as_mut() {
             Some(o) => {
                 let a = o.before_loop(&mut Runtime::new(self), plan);
-                if let Some(e) = o.take_error() {
+                if a == LoopAction::Refuse {
+                    let e = o.take_error().unwrap_or_else(|| {
+                        OpsError::Observer(ObserverError::msg(format!(
+                            "the observer refused loop `{}` without saying why",
+                            plan.name
+                        )))
+                    });
                     if self.observer.is_none() {
                         self.observer = observer;
                     }

@@ -72,6 +72,7 @@ impl Ops {
             has_reductions: false,
             bytes: 0,
             location,
+            shape: None,
         };
 
         for (k, (param, arg)) in params.iter().zip(args).enumerate() {

@@ -64,6 +64,7 @@ impl LoopObserver for Rec {
                 "refused `{}`",
                 plan.name
             ))));
+            return LoopAction::Refuse;
         }
         LoopAction::Run
     }

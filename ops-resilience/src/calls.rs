@@ -419,6 +419,17 @@ struct LocShapes {
     older: Vec<Known>,
 }
 
+/// What [`CallLog::record_call`] recorded of a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Recorded {
+    /// The call had the shape of its location's previous call.
+    pub same: bool,
+    /// The logged shape's number.
+    shape: u32,
+    /// How many global constants the shape passes.
+    globals: u32,
+}
+
 /// A shape a location's calls had.
 #[derive(Clone, Copy, Debug)]
 struct Known {
@@ -559,7 +570,13 @@ impl CallLog {
     /// Records the call of loop location `loc` (ids as the tracker's). `ops` names what a new
     /// shape refers to. True when the call has the shape of the location's previous call (its
     /// footprint is the same).
+    #[cfg(test)]
     pub(crate) fn record(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> bool {
+        self.record_call(loc, call, ops).same
+    }
+
+    /// [`CallLog::record`], saying also which logged shape the call has.
+    pub(crate) fn record_call(&mut self, loc: u32, call: &Call<'_>, ops: &Ops) -> Recorded {
         // Most calls repeat their location's previous call: one packed comparison (by
         // reference: a packed call is nearly two hundred bytes).
         let repeat = self
@@ -570,14 +587,48 @@ impl CallLog {
             .map(|k| (k.shape, k.globals));
         if let Some((shape, globals)) = repeat {
             self.record_globals(shape, globals, call);
-            return true;
+            return Recorded {
+                same: true,
+                shape,
+                globals,
+            };
         }
         self.record_other(loc as usize, call, ops)
     }
 
-    /// [`CallLog::record`] of a call that is not its location's previous call packed.
+    /// Records a call of location `loc` known to have the logged shape `shape` (the runtime
+    /// numbered its shape, and an earlier call of that number was recorded with this one):
+    /// no comparison. True when the location's previous call had that shape too.
+    #[inline]
+    pub(crate) fn record_known(&mut self, loc: u32, known: Recorded, call: &Call<'_>) -> bool {
+        let l = loc as usize;
+        if self.by_loc.len() <= l {
+            self.by_loc.resize_with(l + 1, LocShapes::default);
+        }
+        let here = &mut self.by_loc[l];
+        let same = here.latest.as_ref().is_some_and(|k| k.shape == known.shape);
+        if !same {
+            // The location alternates between shapes (buffers swapped by handles): the
+            // latest is the one called last, as `record_call` keeps it.
+            let k = match here.older.iter().position(|k| k.shape == known.shape) {
+                Some(i) => here.older.remove(i),
+                None => Known {
+                    shape: known.shape,
+                    globals: known.globals,
+                    packed: None,
+                },
+            };
+            if let Some(previous) = here.latest.replace(k) {
+                here.older.insert(0, previous);
+            }
+        }
+        self.record_globals(known.shape, known.globals, call);
+        same
+    }
+
+    /// [`CallLog::record_call`] of a call that is not its location's previous call packed.
     #[inline(never)]
-    fn record_other(&mut self, l: usize, call: &Call<'_>, ops: &Ops) -> bool {
+    fn record_other(&mut self, l: usize, call: &Call<'_>, ops: &Ops) -> Recorded {
         if self.by_loc.len() <= l {
             self.by_loc.resize_with(l + 1, LocShapes::default);
         }
@@ -586,7 +637,11 @@ impl CallLog {
         if let Some(k) = here.latest.as_ref().filter(|k| k.matches(call, shapes)) {
             let (shape, globals) = (k.shape, k.globals);
             self.record_globals(shape, globals, call);
-            return true;
+            return Recorded {
+                same: true,
+                shape,
+                globals,
+            };
         }
         let known = match here.older.iter().position(|k| k.matches(call, shapes)) {
             Some(i) => here.older.remove(i),
@@ -614,7 +669,11 @@ impl CallLog {
             here.older.insert(0, previous);
         }
         self.record_globals(shape, globals, call);
-        false
+        Recorded {
+            same: false,
+            shape,
+            globals,
+        }
     }
 
     /// Adds the record of a call of shape `shape`, which passes `globals` global constants:

@@ -46,6 +46,7 @@ use crate::error::ResilienceError;
 use crate::learn::Learner;
 use crate::store::CheckpointStore;
 use crate::track::Footprint;
+use std::sync::Arc;
 
 pub use api::Enter;
 use checkpoint::Checkpointing;
@@ -87,6 +88,17 @@ struct Views {
     closure_start: u64,
     /// Most loops one body ran.
     closure_loops: u64,
+}
+
+/// Shape numbers beyond this are looked up as any other call (the runtime numbers shapes
+/// afresh when it forgets its plans: a program whose ranges change call after call).
+const MAX_SHAPES: usize = 1 << 16;
+
+/// What a call shape's first call taught ([`Resilience::new_shape`]).
+struct SeenShape {
+    loc: u32,
+    logged: crate::calls::Recorded,
+    fp: Arc<Footprint>,
 }
 
 /// The application's `fast_forward` call site.
@@ -148,7 +160,10 @@ pub struct Resilience {
     target: Target,
     /// By location id: the footprint of its latest call, reused while its calls keep their
     /// shape (the call log tells).
-    fps: Vec<Option<std::sync::Arc<Footprint>>>,
+    fps: Vec<Option<Arc<Footprint>>>,
+    /// By the runtime's number of a call shape ([`LoopPlan::shape`]): what the shape's first
+    /// call taught (forgotten when a restart restores another location table).
+    shapes: Vec<Option<SeenShape>>,
     ck: Checkpointing,
     views: Views,
     ff: FastForwardSite,
@@ -199,6 +214,7 @@ impl Resilience {
             learner: Learner::default(),
             target: Target::Learn,
             fps: Vec::new(),
+            shapes: Vec::new(),
             ck: Checkpointing::new(store),
             views: Views::default(),
             ff: FastForwardSite::default(),
@@ -401,6 +417,57 @@ impl Resilience {
         }
     }
 
+    /// A call whose shape the runtime numbered and an earlier call of that number taught:
+    /// its location, whether the location's previous call had its shape, and its footprint,
+    /// with its call recorded, without looking anything up.
+    #[inline]
+    fn seen_shape(&mut self, plan: &LoopPlan<'_>) -> Option<(u32, bool, Arc<Footprint>)> {
+        let seen = self.shapes.get(plan.shape? as usize)?.as_ref()?;
+        let loc = seen.loc;
+        let same = self
+            .track
+            .calls
+            .record_known(loc, seen.logged, &Call::plan(plan));
+        Some((loc, same, Arc::clone(&seen.fp)))
+    }
+
+    /// [`Resilience::seen_shape`] of any other call: looks up its location and records its
+    /// call by comparison, reusing the location's previous footprint if the shape is the same,
+    /// and learns the shape's number if the runtime gave one.
+    #[inline(never)]
+    fn new_shape(
+        &mut self,
+        plan: &LoopPlan<'_>,
+        rt: &Runtime<'_>,
+        index: u64,
+    ) -> (u32, bool, Arc<Footprint>) {
+        let loc = self.track.locs.id_of(plan, index);
+        let logged = self.track.calls.record_call(loc, &Call::plan(plan), rt);
+        let l = loc as usize;
+        if self.fps.len() <= l {
+            self.fps.resize_with(l + 1, || None);
+        }
+        let fp = match self.fps[l].take() {
+            Some(fp) if logged.same => fp,
+            other => {
+                let mut fp = other.unwrap_or_default();
+                Arc::make_mut(&mut fp).fill(plan);
+                fp
+            }
+        };
+        if let Some(s) = plan.shape.map(|s| s as usize).filter(|&s| s < MAX_SHAPES) {
+            if self.shapes.len() <= s {
+                self.shapes.resize_with(s + 1, || None);
+            }
+            self.shapes[s] = Some(SeenShape {
+                loc,
+                logged,
+                fp: Arc::clone(&fp),
+            });
+        }
+        (loc, logged.same, fp)
+    }
+
     fn before_loop_inner(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
         let index = self.index;
         self.index += 1;
@@ -459,23 +526,14 @@ impl Resilience {
         }
         self.inject(index, plan);
         self.track.sync(rt);
-        let loc = self.track.locs.id_of(plan, index);
+        let (loc, same_shape, fp) = match self.seen_shape(plan) {
+            Some(seen) => seen,
+            None => self.new_shape(plan, rt, index),
+        };
+        let l = loc as usize;
         if !restored {
             self.track.locs.count(loc, index);
         }
-        let same_shape = self.track.calls.record(loc, &Call::plan(plan), rt);
-        let l = loc as usize;
-        if self.fps.len() <= l {
-            self.fps.resize_with(l + 1, || None);
-        }
-        let fp = match self.fps[l].take() {
-            Some(fp) if same_shape => fp,
-            other => {
-                let mut fp = other.unwrap_or_default();
-                std::sync::Arc::make_mut(&mut fp).fill(plan);
-                fp
-            }
-        };
         let read_only_write = match self.track.any_read_only {
             true => fp
                 .writes
@@ -600,7 +658,11 @@ impl LoopObserver for Resilience {
             skip_unvalidated: replaying,
             after_loop: replaying,
         });
-        a
+        // Refused here or by an earlier hook (`take_error` tells why).
+        match self.error {
+            Some(_) => LoopAction::Refuse,
+            None => a,
+        }
     }
 
     fn after_loop(&mut self, _rt: &mut Runtime<'_>, _plan: &LoopPlan<'_>, _action: LoopAction) {

@@ -1,0 +1,206 @@
+//! Validated loops remembered by call site.
+//!
+//! A time loop calls the same `par_loop`s with the same arguments step after step. Validation
+//! (every dataset against its stencil, range and kernel parameter) then finds what it found the
+//! step before, so a call whose *shape* was validated before reuses that plan: the same call
+//! site, loop name, kernel, block, range and arguments (datasets, stencils, access modes,
+//! reductions, global constants' types; the constants' values may differ and are copied into
+//! the plan). Each shape gets a number, [`LoopPlan::shape`], that observers may key on: two
+//! calls with the same number have the same shape, so one comparison recognises a repeated
+//! call. Numbers are never reused within a runtime.
+//!
+//! What validation reads besides the call never changes once declared (blocks, stencils and
+//! reductions are only added), except a dataset that is freed: freeing forgets every plan, so
+//! a loop passing a freed dataset is validated again and refused.
+
+use crate::backend::{ArgPlan, LoopPlan};
+use crate::handles::{Arg, ArgKind, Block, IterRange};
+use crate::kernel::Kernel;
+
+/// Shapes remembered at most (beyond, the cache starts afresh: a program whose ranges change
+/// call after call gains nothing from it).
+const MAX_SHAPES: usize = 4096;
+/// Shapes remembered per call site (a site that runs one helper for many fields has one per
+/// field and face; beyond, the least recently used is forgotten).
+const MAX_PER_SITE: usize = 64;
+
+/// The plans of the loop shapes called so far (see the module docs).
+#[derive(Default)]
+pub(crate) struct PlanCache {
+    /// Buckets of shape slots, by a hash of the call site (a power of two of them).
+    buckets: Vec<Vec<u32>>,
+    /// The shapes, by slot.
+    shapes: Vec<Shape>,
+    /// The number of the shape in slot 0 (numbers go on growing when the cache starts afresh).
+    first: u32,
+}
+
+/// A validated call's shape and its plan.
+struct Shape {
+    site: usize,
+    name: Box<str>,
+    kernel: (usize, usize),
+    params: (usize, usize),
+    block: Block,
+    /// The range as called (validation normalises the plan's).
+    range: IterRange,
+    args: Vec<ArgKind>,
+    plan: LoopPlan<'static>,
+}
+
+/// A kernel's identity: its name's and its parameter list's addresses (both static; the same
+/// addresses are the same name and parameters, which is all validation reads of a kernel).
+fn kernel_key(kernel: &dyn Kernel) -> ((usize, usize), (usize, usize)) {
+    let (n, p) = (kernel.name(), kernel.params());
+    (
+        (n.as_ptr() as usize, n.len()),
+        (p.as_ptr() as usize, p.len()),
+    )
+}
+
+/// Arguments alike for validation: global constants of one type match whatever their values.
+#[inline]
+fn same_arg(a: &ArgKind, b: &ArgKind) -> bool {
+    match (a, b) {
+        (ArgKind::Global(x), ArgKind::Global(y)) => x.elem_type() == y.elem_type(),
+        _ => a == b,
+    }
+}
+
+impl Shape {
+    #[inline]
+    fn matches(
+        &self,
+        name: &str,
+        kernel: &dyn Kernel,
+        block: &Block,
+        range: &IterRange,
+        args: &[Arg],
+    ) -> bool {
+        let (k, p) = kernel_key(kernel);
+        self.block == *block
+            && self.range == *range
+            && self.kernel == k
+            && self.params == p
+            && *self.name == *name
+            && self.args.len() == args.len()
+            && self
+                .args
+                .iter()
+                .zip(args)
+                .all(|(a, b)| same_arg(a, &b.kind))
+    }
+}
+
+impl PlanCache {
+    /// The bucket of call site `site`.
+    #[inline]
+    fn bucket(&self, site: usize) -> usize {
+        let h = (site as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        h as usize & (self.buckets.len() - 1)
+    }
+
+    /// The plan of a call whose shape was validated before, with this call's name and global
+    /// constants' values, or `None`.
+    #[inline]
+    pub(crate) fn plan<'a>(
+        &mut self,
+        site: &'static std::panic::Location<'static>,
+        name: &'a str,
+        kernel: &dyn Kernel,
+        block: &Block,
+        range: &IterRange,
+        args: &[Arg],
+    ) -> Option<LoopPlan<'a>> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let site = site as *const _ as usize;
+        let b = self.bucket(site);
+        let bucket = &mut self.buckets[b];
+        let pos = bucket.iter().position(|&s| {
+            let sh = &self.shapes[s as usize];
+            sh.site == site && sh.matches(name, kernel, block, range, args)
+        })?;
+        if pos > 0 {
+            // The most recently used first: a site's steady call is found at once.
+            bucket[..=pos].rotate_right(1);
+        }
+        let slot = bucket[0] as usize;
+        let sh = &self.shapes[slot];
+        let mut plan = LoopPlan { name, ..sh.plan };
+        for (k, a) in args.iter().enumerate() {
+            if let ArgKind::Global(v) = a.kind {
+                plan.args[k] = ArgPlan::Global(v);
+            }
+        }
+        plan.shape = self.first.checked_add(slot as u32);
+        Some(plan)
+    }
+
+    /// Remembers a validated `plan` of a call at `site` with `kernel`, `range` and `args`, and
+    /// numbers its shape.
+    pub(crate) fn insert(
+        &mut self,
+        site: &'static std::panic::Location<'static>,
+        kernel: &dyn Kernel,
+        block: &Block,
+        range: &IterRange,
+        args: &[Arg],
+        plan: &mut LoopPlan<'_>,
+    ) {
+        if self.shapes.len() >= MAX_SHAPES {
+            self.forget();
+        }
+        let want = (2 * (self.shapes.len() + 1)).next_power_of_two().max(256);
+        if self.buckets.len() < want {
+            self.rehash(want);
+        }
+        let site = site as *const _ as usize;
+        let (k, p) = kernel_key(kernel);
+        let slot = self.shapes.len() as u32;
+        self.shapes.push(Shape {
+            site,
+            name: plan.name.into(),
+            kernel: k,
+            params: p,
+            block: *block,
+            range: *range,
+            args: args.iter().map(|a| a.kind).collect(),
+            plan: LoopPlan {
+                name: "",
+                shape: None,
+                ..*plan
+            },
+        });
+        let b = self.bucket(site);
+        let bucket = &mut self.buckets[b];
+        bucket.insert(0, slot);
+        let mine = bucket
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| self.shapes[s as usize].site == site)
+            .map(|(i, _)| i)
+            .nth(MAX_PER_SITE);
+        if let Some(i) = mine {
+            bucket.remove(i); // its slot stays, unreachable, until the cache starts afresh
+        }
+        plan.shape = self.first.checked_add(slot);
+    }
+
+    /// Forgets every plan (a dataset was freed, or the cache is full); numbers given so far are
+    /// not given again.
+    pub(crate) fn forget(&mut self) {
+        self.first = self.first.saturating_add(self.shapes.len() as u32);
+        self.shapes.clear();
+        self.buckets.clear();
+    }
+
+    fn rehash(&mut self, n: usize) {
+        self.buckets = vec![Vec::new(); n];
+        for s in 0..self.shapes.len() {
+            let b = self.bucket(self.shapes[s].site);
+            self.buckets[b].push(s as u32);
+        }
+    }
+}
