@@ -596,17 +596,34 @@ impl CallLog {
         self.record_other(loc as usize, call, ops)
     }
 
-    /// Records a call of location `loc` known to have the logged shape `shape` (the runtime
-    /// numbered its shape, and an earlier call of that number was recorded with this one):
-    /// no comparison. True when the location's previous call had that shape too.
+    /// Records a call of location `loc` known to have the logged shape `known` (the runtime
+    /// numbered its shape, and an earlier call of that number was recorded as `known`): no
+    /// comparison. True when the location's previous call had that shape too.
     #[inline]
-    pub(crate) fn record_known(&mut self, loc: u32, known: Recorded, call: &Call<'_>) -> bool {
-        let l = loc as usize;
+    pub(crate) fn record_known(&mut self, loc: u32, known: Recorded, plan: &LoopPlan<'_>) -> bool {
+        let same = self
+            .by_loc
+            .get(loc as usize)
+            .and_then(|h| h.latest.as_ref())
+            .is_some_and(|k| k.shape == known.shape);
+        if same && known.globals == 0 {
+            // The steady loop of a time step: its shape's number is its whole record.
+            push_varint(&mut self.records, u64::from(known.shape) << 1);
+            self.loops += 1;
+            return true;
+        }
+        self.record_known_other(loc as usize, known, &Call::plan(plan), same);
+        same
+    }
+
+    /// [`CallLog::record_known`] of a call with global constants, or of another shape than
+    /// its location's previous call.
+    #[inline(never)]
+    fn record_known_other(&mut self, l: usize, known: Recorded, call: &Call<'_>, same: bool) {
         if self.by_loc.len() <= l {
             self.by_loc.resize_with(l + 1, LocShapes::default);
         }
         let here = &mut self.by_loc[l];
-        let same = here.latest.as_ref().is_some_and(|k| k.shape == known.shape);
         if !same {
             // The location alternates between shapes (buffers swapped by handles): the
             // latest is the one called last, as `record_call` keeps it.
@@ -623,7 +640,6 @@ impl CallLog {
             }
         }
         self.record_globals(known.shape, known.globals, call);
-        same
     }
 
     /// [`CallLog::record_call`] of a call that is not its location's previous call packed.
