@@ -127,7 +127,6 @@ impl Resilience {
             && self.error.is_none()
             && index >= HOOK_EXACT
             && !index.is_multiple_of(HOOK_SAMPLE)
-            && index != UNDECIDED_WARNING
             && self.ck.region.is_none()
             && self.ck.paced_by.is_none()
             && self.target == Target::Learn
@@ -136,6 +135,7 @@ impl Resilience {
             && self.dist.known
             && !self.track.any_read_only
             && !self.learner.recording();
+        // Decided: nothing to warn about at UNDECIDED_WARNING either.
         if !quiet {
             return None;
         }
