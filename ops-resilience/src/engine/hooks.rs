@@ -115,18 +115,16 @@ impl Resilience {
 
     /// Most loops of a long run: a loop of the decided time step other than the chosen
     /// location, of a shape seen before, with nothing else going on (no replay, no region
-    /// open, nothing pacing checkpoints but the chosen location, no timing sample due, nothing
-    /// refused). Does what [`Resilience::before_loop_inner`] and the rest of `before_loop`
-    /// would (count, record the call, verify the decision, record the writes), without the
-    /// checks that would all find nothing to do; `None` for any other loop.
-    #[inline]
+    /// open, nothing pacing checkpoints but the chosen location, nothing refused). Does what
+    /// [`Resilience::before_loop_inner`] would (count, record the call, verify the decision,
+    /// record the writes), without the checks that would all find nothing to do; `None` for
+    /// any other loop.
+    #[inline(always)]
     fn steady_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> Option<LoopAction> {
         let index = self.index;
         let quiet = self.steady_path
             && self.phase.normal()
             && self.error.is_none()
-            && index >= HOOK_EXACT
-            && !index.is_multiple_of(HOOK_SAMPLE)
             && self.ck.region.is_none()
             && self.ck.paced_by.is_none()
             && self.target == Target::Learn
@@ -161,14 +159,7 @@ impl Resilience {
         self.track
             .update(loc, index, &fp, self.views.in_closure, same);
         self.fps[loc as usize] = Some(fp);
-        rt.set_hooks(ops_core::Hooks {
-            skip_unvalidated: false,
-            after_loop: false,
-        });
-        Some(match self.error {
-            Some(_) => LoopAction::Refuse,
-            None => LoopAction::Run,
-        })
+        Some(LoopAction::Run)
     }
 
     fn before_loop_inner(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
@@ -336,9 +327,6 @@ impl LoopObserver for Resilience {
     }
 
     fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
-        if let Some(a) = self.steady_loop(rt, plan) {
-            return a;
-        }
         // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
         // (checkpoint stalls left out): two clock reads per loop would be a good part of what
         // they measure on small loops. The first loops, which set things up, are all timed, and
@@ -348,7 +336,10 @@ impl LoopObserver for Resilience {
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;
-        let a = self.before_loop_inner(rt, plan);
+        let a = match self.steady_loop(rt, plan) {
+            Some(a) => a,
+            None => self.before_loop_inner(rt, plan),
+        };
         if let Some(t0) = t0 {
             let stall = self.clock.stall.saturating_sub(stall0);
             let own = t0.elapsed().saturating_sub(stall);
