@@ -46,6 +46,8 @@ struct Shape {
     range: IterRange,
     args: Vec<ArgKind>,
     plan: LoopPlan<'static>,
+    /// Dropped from its site's bucket (the site had [`MAX_PER_SITE`] newer shapes).
+    evicted: bool,
 }
 
 /// A kernel's identity: its name's and its parameter list's addresses (both static; the same
@@ -172,6 +174,7 @@ impl PlanCache {
                 shape: None,
                 ..*plan
             },
+            evicted: false,
         });
         let b = self.bucket(site);
         let bucket = &mut self.buckets[b];
@@ -183,7 +186,9 @@ impl PlanCache {
             .map(|(i, _)| i)
             .nth(MAX_PER_SITE);
         if let Some(i) = mine {
-            bucket.remove(i); // its slot stays, unreachable, until the cache starts afresh
+            // Its slot stays, unreachable, until the cache starts afresh.
+            let evicted = bucket.remove(i);
+            self.shapes[evicted as usize].evicted = true;
         }
         plan.shape = self.first.checked_add(slot);
     }
@@ -199,8 +204,10 @@ impl PlanCache {
     fn rehash(&mut self, n: usize) {
         self.buckets = vec![Vec::new(); n];
         for s in 0..self.shapes.len() {
-            let b = self.bucket(self.shapes[s].site);
-            self.buckets[b].push(s as u32);
+            if !self.shapes[s].evicted {
+                let b = self.bucket(self.shapes[s].site);
+                self.buckets[b].push(s as u32);
+            }
         }
     }
 }

@@ -151,3 +151,39 @@ fn a_foreign_block_is_refused_at_a_site_that_ran_before() {
     let e = s.run(a, b, 2.0, [0..4, 0..4]).unwrap_err();
     assert!(matches!(e, OpsError::ForeignHandle { .. }), "{e}");
 }
+
+#[test]
+fn a_site_with_more_shapes_than_it_keeps_still_validates_every_call() {
+    let mut s = setup();
+    let (a, b) = (s.a, s.b);
+    // 80 ranges from one call site (the halo is 1 wide): more shapes than a site keeps (64).
+    let mut ranges: Vec<[std::ops::Range<i32>; 2]> = Vec::new();
+    for x_lo in [-1, 0] {
+        for y_lo in [-1, 0] {
+            for x_hi in 1..=5 {
+                for y_hi in 1..=5 {
+                    ranges.push([x_lo..x_hi, y_lo..y_hi]);
+                }
+            }
+        }
+    }
+    ranges.truncate(80);
+    let distinct: std::collections::HashSet<_> = ranges.iter().cloned().collect();
+    for r in &ranges {
+        s.run(a, b, 2.0, r.clone()).unwrap();
+    }
+    for r in &ranges {
+        s.run(a, b, 2.0, r.clone()).unwrap();
+    }
+    let seen = s.seen();
+    let (first, second) = seen.split_at(ranges.len());
+    // The same shape has the same plan whether remembered or validated again.
+    for (x, y) in first.iter().zip(second) {
+        assert_eq!(x.1, y.1);
+    }
+    let numbers: std::collections::HashSet<_> = first.iter().map(|(n, _)| n.unwrap()).collect();
+    assert_eq!(numbers.len(), distinct.len(), "one number per shape");
+    // A bad call at that site is still refused.
+    let e = s.run(a, b, 2.0, [0..9, 0..4]).unwrap_err();
+    assert!(matches!(e, OpsError::RangeOutsideDat { .. }), "{e}");
+}
