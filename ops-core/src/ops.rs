@@ -495,7 +495,7 @@ impl Ops {
         self.backend.free(dat.id);
         self.dats[dat.id.index()].live = false;
         // Plans passing it must be validated (and refused) again.
-        self.plans.forget();
+        self.plans.forget_dat(dat.id);
         Ok(())
     }
 

@@ -10,11 +10,11 @@
 //! call. Numbers are never reused within a runtime.
 //!
 //! What validation reads besides the call never changes once declared (blocks, stencils and
-//! reductions are only added), except a dataset that is freed: freeing forgets every plan, so
-//! a loop passing a freed dataset is validated again and refused.
+//! reductions are only added), except a dataset that is freed: freeing forgets the plans that
+//! pass it, so a loop passing a freed dataset is validated again and refused.
 
 use crate::backend::{ArgPlan, LoopPlan};
-use crate::handles::{Arg, ArgKind, Block, IterRange};
+use crate::handles::{Arg, ArgKind, Block, DatId, IterRange};
 use crate::kernel::Kernel;
 
 /// Shapes remembered at most (beyond, the cache starts afresh: a program whose ranges change
@@ -46,7 +46,8 @@ struct Shape {
     range: IterRange,
     args: Vec<ArgKind>,
     plan: LoopPlan<'static>,
-    /// Dropped from its site's bucket (the site had [`MAX_PER_SITE`] newer shapes).
+    /// Dropped from its site's bucket (the site had [`MAX_PER_SITE`] newer shapes, or a
+    /// dataset it passes was freed).
     evicted: bool,
 }
 
@@ -136,7 +137,7 @@ impl PlanCache {
                 plan.args[k] = ArgPlan::Global(v);
             }
         }
-        plan.shape = self.first.checked_add(slot as u32);
+        plan.shape = self.number(slot as u32);
         Some(plan)
     }
 
@@ -190,15 +191,36 @@ impl PlanCache {
             let evicted = bucket.remove(i);
             self.shapes[evicted as usize].evicted = true;
         }
-        plan.shape = self.first.checked_add(slot);
+        plan.shape = self.number(slot);
     }
 
-    /// Forgets every plan (a dataset was freed, or the cache is full); numbers given so far are
-    /// not given again.
-    pub(crate) fn forget(&mut self) {
+    /// The number of the shape in `slot`; `None` once numbers ran out (never, in practice:
+    /// four billion shapes), so that none is given twice.
+    fn number(&self, slot: u32) -> Option<u32> {
+        self.first.checked_add(slot).filter(|&n| n != u32::MAX)
+    }
+
+    /// Forgets every plan (the cache is full); numbers given so far are not given again.
+    fn forget(&mut self) {
         self.first = self.first.saturating_add(self.shapes.len() as u32);
         self.shapes.clear();
         self.buckets.clear();
+    }
+
+    /// Forgets the plans that pass dataset `dat` (freed).
+    pub(crate) fn forget_dat(&mut self, dat: DatId) {
+        let passes = |sh: &Shape| {
+            sh.args
+                .iter()
+                .any(|a| matches!(a, ArgKind::Dat { dat: d, .. } if *d == dat))
+        };
+        for bucket in &mut self.buckets {
+            bucket.retain(|&s| {
+                let sh = &mut self.shapes[s as usize];
+                sh.evicted |= passes(sh);
+                !sh.evicted
+            });
+        }
     }
 
     fn rehash(&mut self, n: usize) {
