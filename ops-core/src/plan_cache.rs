@@ -53,7 +53,9 @@ struct Shape {
 
 /// A kernel's identity: its name's and its parameter list's addresses (both static; the same
 /// addresses are the same name and parameters, which is all validation reads of a kernel).
-fn kernel_key(kernel: &dyn Kernel) -> ((usize, usize), (usize, usize)) {
+type KernelKey = ((usize, usize), (usize, usize));
+
+fn kernel_key(kernel: &dyn Kernel) -> KernelKey {
     let (n, p) = (kernel.name(), kernel.params());
     (
         (n.as_ptr() as usize, n.len()),
@@ -75,16 +77,15 @@ impl Shape {
     fn matches(
         &self,
         name: &str,
-        kernel: &dyn Kernel,
+        (kernel, params): KernelKey,
         block: &Block,
         range: &IterRange,
         args: &[Arg],
     ) -> bool {
-        let (k, p) = kernel_key(kernel);
         self.block == *block
             && self.range == *range
-            && self.kernel == k
-            && self.params == p
+            && self.kernel == kernel
+            && self.params == params
             && *self.name == *name
             && self.args.len() == args.len()
             && self
@@ -119,11 +120,12 @@ impl PlanCache {
             return None;
         }
         let site = site as *const _ as usize;
+        let key = kernel_key(kernel);
         let b = self.bucket(site);
         let bucket = &mut self.buckets[b];
         let pos = bucket.iter().position(|&s| {
             let sh = &self.shapes[s as usize];
-            sh.site == site && sh.matches(name, kernel, block, range, args)
+            sh.site == site && sh.matches(name, key, block, range, args)
         })?;
         if pos > 0 {
             // The most recently used first: a site's steady call is found at once.

@@ -419,6 +419,15 @@ struct LocShapes {
     older: Vec<Known>,
 }
 
+impl LocShapes {
+    /// Makes `k` the latest, the previous latest the first of the older.
+    fn make_latest(&mut self, k: Known) {
+        if let Some(previous) = self.latest.replace(k) {
+            self.older.insert(0, previous);
+        }
+    }
+}
+
 /// What [`CallLog::record_call`] recorded of a call.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Recorded {
@@ -635,9 +644,7 @@ impl CallLog {
                     packed: None,
                 },
             };
-            if let Some(previous) = here.latest.replace(k) {
-                here.older.insert(0, previous);
-            }
+            here.make_latest(k);
         }
         self.record_globals(known.shape, known.globals, call);
     }
@@ -680,10 +687,7 @@ impl CallLog {
             }
         };
         let (shape, globals) = (known.shape, known.globals);
-        let here = &mut self.by_loc[l];
-        if let Some(previous) = here.latest.replace(known) {
-            here.older.insert(0, previous);
-        }
+        self.by_loc[l].make_latest(known);
         self.record_globals(shape, globals, call);
         Recorded {
             same: false,

@@ -65,15 +65,21 @@ impl Resilience {
         }
     }
 
+    /// What an earlier call of the plan's shape taught, if the runtime numbered it.
+    #[inline]
+    fn seen(&self, plan: &LoopPlan<'_>) -> Option<&SeenShape> {
+        self.shapes.get(plan.shape? as usize)?.as_ref()
+    }
+
     /// A call whose shape the runtime numbered and an earlier call of that number taught:
     /// its location, whether the location's previous call had its shape, and its footprint,
     /// with its call recorded, without looking anything up.
     #[inline]
     fn seen_shape(&mut self, plan: &LoopPlan<'_>) -> Option<(u32, bool, Arc<Footprint>)> {
-        let seen = self.shapes.get(plan.shape? as usize)?.as_ref()?;
-        let loc = seen.loc;
-        let same = self.track.calls.record_known(loc, seen.logged, plan);
-        Some((loc, same, Arc::clone(&seen.fp)))
+        let seen = self.seen(plan)?;
+        let (loc, logged, fp) = (seen.loc, seen.logged, Arc::clone(&seen.fp));
+        let same = self.track.calls.record_known(loc, logged, plan);
+        Some((loc, same, fp))
     }
 
     /// [`Resilience::seen_shape`] of any other call: looks up its location and records its
@@ -138,7 +144,7 @@ impl Resilience {
             return None;
         }
         let anchor = self.learner.location()?;
-        let seen = self.shapes.get(plan.shape? as usize)?.as_ref()?;
+        let seen = self.seen(plan)?;
         let loc = seen.loc;
         if loc == anchor || self.fps.len() <= loc as usize {
             return None;
@@ -423,7 +429,7 @@ impl LoopObserver for Resilience {
     }
 
     fn take_error(&mut self) -> Option<OpsError> {
-        // Called after every loop: the usual answer without moving the (large) error out.
+        // Called after most hooks: the usual answer without moving the (large) error out.
         self.error.as_ref()?;
         self.error.take().map(OpsError::from)
     }
