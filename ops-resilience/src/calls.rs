@@ -439,6 +439,14 @@ pub(crate) struct Recorded {
     globals: u32,
 }
 
+impl Recorded {
+    /// The logged shape, if it passes no global constants (a call of it with its location's
+    /// previous shape is logged by [`CallLog::record_plain`]).
+    pub fn plain(&self) -> Option<u32> {
+        (self.globals == 0).then_some(self.shape)
+    }
+}
+
 /// A shape a location's calls had.
 #[derive(Clone, Copy, Debug)]
 struct Known {
@@ -524,6 +532,7 @@ impl Packed {
     }
 }
 
+#[inline(always)]
 fn push_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -616,13 +625,26 @@ impl CallLog {
             .and_then(|h| h.latest.as_ref())
             .is_some_and(|k| k.shape == known.shape);
         if same && known.globals == 0 {
-            // The steady loop of a time step: its shape's number is its whole record.
-            push_varint(&mut self.records, u64::from(known.shape) << 1);
-            self.loops += 1;
+            self.record_plain(known.shape);
             return true;
         }
         self.record_known_other(loc as usize, known, &Call::plan(plan), same);
         same
+    }
+
+    /// Records a call of logged shape `shape` with no global constants, its location's
+    /// previous call having that shape: the steady loop of a time step, whose shape's number
+    /// is its whole record.
+    #[inline(always)]
+    pub(crate) fn record_plain(&mut self, shape: u32) {
+        push_varint(&mut self.records, u64::from(shape) << 1);
+        self.loops += 1;
+    }
+
+    /// The logged shape of location `loc`'s latest call.
+    pub(crate) fn latest_shape(&self, loc: u32) -> Option<u32> {
+        let h = self.by_loc.get(loc as usize)?;
+        h.latest.as_ref().map(|k| k.shape)
     }
 
     /// [`CallLog::record_known`] of a call with global constants, or of another shape than

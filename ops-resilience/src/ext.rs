@@ -14,7 +14,11 @@ pub fn with_resilience<R>(
     ops: &mut Ops,
     f: impl FnOnce(&mut Resilience, &mut Runtime<'_>) -> R,
 ) -> Option<R> {
-    ops.with_observer(f)
+    ops.with_observer(|r: &mut Resilience, rt| {
+        // What the program reaches sees every loop tracked (none deferred).
+        r.interrupt_pass();
+        f(r, rt)
+    })
 }
 
 /// Resilience hints and views, as methods on [`Ops`]: `use ops_resilience::ResilienceExt;` (or
@@ -141,7 +145,9 @@ pub trait ResilienceExt {
 
 impl ResilienceExt for Ops {
     fn resilience(&mut self) -> Option<&mut Resilience> {
-        self.observer_mut::<Resilience>()
+        let r = self.observer_mut::<Resilience>()?;
+        r.interrupt_pass();
+        Some(r)
     }
 
     fn checkpoint_location(&mut self, spec: &str) {

@@ -355,6 +355,20 @@ impl LocTable {
         l.last = index;
     }
 
+    /// Counts `k` occurrences of location `id`, the first at loop `first` and the last at
+    /// `last`, at most `gap` loops apart: what [`LocTable::count`] of each would leave, once
+    /// some location recurred after others ran (`first_pass_recur` is set).
+    pub fn count_repeat(&mut self, id: u32, first: u64, k: u64, last: u64, gap: u64) {
+        debug_assert!(self.first_pass_recur.is_some());
+        let l = &mut self.locs[id as usize];
+        if l.count > 0 {
+            l.max_gap = l.max_gap.max(first - l.last);
+        }
+        l.max_gap = l.max_gap.max(gap);
+        l.count += k;
+        l.last = last;
+    }
+
     /// A table holding `locs` (as saved in a checkpoint), ids in that order.
     pub fn from_infos(locs: Vec<LocInfo>, first_pass_recur: Option<u64>) -> LocTable {
         let mut map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState> =

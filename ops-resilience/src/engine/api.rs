@@ -28,6 +28,7 @@ impl Resilience {
     /// Fixes the checkpoint location: a loop name, `name@file:line`, a full
     /// `name@file:line:col`, or `*` (whatever loop comes next).
     pub fn set_location(&mut self, spec: &str) {
+        self.interrupt_pass();
         self.target = if spec == "*" {
             Target::Any
         } else {
@@ -42,6 +43,7 @@ impl Resilience {
 
     /// Restricts checkpoints to these datasets (by index).
     pub fn set_datasets(&mut self, ops: &Ops, ids: &[DatId]) {
+        self.interrupt_pass();
         self.track.sync(ops);
         self.track.list_set = true;
         for d in &mut self.track.dats {
@@ -102,6 +104,7 @@ impl Resilience {
     /// Asks for a checkpoint at the next occurrence of the checkpoint location (before the
     /// location is decided: at the best boundary measured so far, or the very next loop).
     pub fn request_checkpoint(&mut self) {
+        self.interrupt_pass();
         self.ck.manual = true;
     }
 
@@ -109,6 +112,7 @@ impl Resilience {
     /// re-executing the loops before this call that produced it) rather than saved, and no
     /// later loop write is recomputable.
     pub fn end_of_init(&mut self) {
+        self.interrupt_pass();
         if self.phase.replaying() {
             // The state at the checkpoint is restored from it; nothing to do.
             self.track.drop_init_history();
@@ -126,6 +130,7 @@ impl Resilience {
 
     /// Marks a dataset transient: never saved.
     pub fn mark_transient(&mut self, ops: &Ops, id: DatId) {
+        self.interrupt_pass();
         self.track.sync(ops);
         if let Some(d) = self.track.dats.get_mut(id.index()) {
             d.transient = true;
@@ -134,6 +139,7 @@ impl Resilience {
 
     /// Marks a dataset read-only: never saved, and writing it later is an error.
     pub fn mark_read_only(&mut self, ops: &Ops, id: DatId) {
+        self.interrupt_pass();
         self.track.sync(ops);
         let replaying = self.phase.replaying();
         let Some(d) = self.track.dats.get_mut(id.index()) else {
@@ -155,6 +161,7 @@ impl Resilience {
     /// Declares two datasets the halves of a double buffer: a checkpoint saves at most one of
     /// them (the one written last before the checkpoint).
     pub fn mark_aliases(&mut self, ops: &Ops, a: DatId, b: DatId) {
+        self.interrupt_pass();
         self.track.sync(ops);
         let n = self.track.dats.len();
         if a == b || a.index() >= n || b.index() >= n {
@@ -166,6 +173,7 @@ impl Resilience {
 
     /// Decides what to do with iteration `iteration` of resilient region `label`.
     pub fn resilient_enter(&mut self, label: &str, iteration: u64) -> Enter {
+        self.interrupt_pass();
         self.views.used = true;
         let decision = match &self.phase {
             Phase::ResilientWait(w) if w.label == label => {
@@ -191,11 +199,13 @@ impl Resilience {
 
     /// A resilient region's body failed: leave it without checkpointing.
     pub fn resilient_abort(&mut self) {
+        self.interrupt_pass();
         self.views.in_closure = false;
     }
 
     /// Restores a resilient region's checkpoint before its first iteration that runs.
     pub fn resilient_restore(&mut self, rt: &mut Runtime<'_>) -> Result<(), ResilienceError> {
+        self.interrupt_pass();
         self.restore_resilient(rt)
     }
 
@@ -205,6 +215,7 @@ impl Resilience {
     /// In a distributed run every process must call it for the same iterations (it may agree
     /// with the others on whether the interval elapsed).
     pub fn resilient_exit(&mut self, rt: &mut Runtime<'_>, label: &str, iteration: u64) {
+        self.interrupt_pass();
         self.views.in_closure = false;
         self.views.closure_loops = self
             .views
@@ -250,6 +261,7 @@ impl Resilience {
         key: &str,
         payload: &[u8],
     ) -> Result<Option<Vec<u8>>, ResilienceError> {
+        self.interrupt_pass();
         let (t0, stall0) = (Instant::now(), self.clock.stall);
         let out = self.fast_forward_inner(rt, key, payload);
         let stall = self.clock.stall.saturating_sub(stall0);

@@ -21,16 +21,26 @@ use crate::track::Footprint;
 /// afresh when it forgets its plans: a program whose ranges change call after call).
 pub(super) const MAX_SHAPES: usize = 1 << 16;
 
+/// Where [`Resilience::steady_loop`] left a loop.
+enum Steady {
+    /// Done: the loop runs.
+    Run,
+    /// At the chosen location, its pass ended: the full path takes it.
+    Anchor,
+    /// Not a steady loop: the full path takes it.
+    No,
+}
+
 /// What a call shape's first call taught ([`Resilience::new_shape`]).
 pub(super) struct SeenShape {
-    loc: u32,
-    logged: crate::calls::Recorded,
-    fp: Arc<Footprint>,
+    pub loc: u32,
+    pub logged: crate::calls::Recorded,
+    pub fp: Arc<Footprint>,
 }
 
 impl Resilience {
     /// A failure injected for tests (`OPS_INJECT_FAILURE=loop:N|sigterm:N`).
-    fn inject(&self, index: u64, plan: &LoopPlan<'_>) {
+    pub(super) fn inject(&self, index: u64, plan: &LoopPlan<'_>) {
         if self.cfg.inject.loop_index == Some(index) {
             eprintln!(
                 "ops-resilience: OPS_INJECT_FAILURE=loop:{index}: killing the process before \
@@ -119,14 +129,15 @@ impl Resilience {
         (loc, logged.same, fp)
     }
 
-    /// Most loops of a long run: a loop of the decided time step other than the chosen
-    /// location, of a shape seen before, with nothing else going on (no replay, no region
-    /// open, nothing pacing checkpoints but the chosen location, nothing refused). Does what
+    /// Most loops of a long run: a loop of the decided time step, of a shape seen before,
+    /// with nothing else going on (no replay, no region open, nothing pacing checkpoints but
+    /// the chosen location, nothing refused). A loop other than the chosen location does what
     /// [`Resilience::before_loop_inner`] would (count, record the call, verify the decision,
-    /// record the writes), without the checks that would all find nothing to do; `None` for
-    /// any other loop.
+    /// record the writes), without the checks that would all find nothing to do, or defers
+    /// all but the call record while its pass repeats the template ([`super::pass`]); the
+    /// chosen location ends the pass and takes the full path.
     #[inline(always)]
-    fn steady_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> Option<LoopAction> {
+    fn steady_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> Steady {
         let index = self.index;
         let quiet = self.steady_path
             && self.phase.normal()
@@ -141,31 +152,85 @@ impl Resilience {
             && !self.learner.recording();
         // Decided: nothing to warn about at UNDECIDED_WARNING either.
         if !quiet {
-            return None;
+            return Steady::No;
         }
-        let anchor = self.learner.location()?;
-        let seen = self.seen(plan)?;
-        let loc = seen.loc;
-        if loc == anchor || self.fps.len() <= loc as usize {
-            return None;
+        let (Some(anchor), Some(seen), Some(shape)) =
+            (self.learner.location(), self.seen(plan), plan.shape)
+        else {
+            return Steady::No;
+        };
+        let (loc, logged) = (seen.loc, seen.logged);
+        if loc == anchor {
+            self.end_pass(index);
+            return Steady::Anchor;
         }
-        let (logged, fp) = (seen.logged, Arc::clone(&seen.fp));
+        if self.fps.len() <= loc as usize {
+            return Steady::No;
+        }
+        if self.start_pass() && self.repeat_loop(rt, plan) {
+            return Steady::Run;
+        }
         self.steady_loops += 1;
-        self.index += 1;
         self.inject(index, plan);
         self.track.sync(rt);
-        self.track.locs.count(loc, index);
         let same = self.track.calls.record_known(loc, logged, plan);
-        let event = self
-            .learner
-            .on_loop(loc, index, &fp, 0, &self.track.locs, &self.track);
-        if let Some(e) = event {
-            self.on_learner_event(e, index);
+        self.index += 1;
+        self.settle_pass();
+        let fp = match self.seen(plan) {
+            Some(seen) => Arc::clone(&seen.fp),
+            None => unreachable!("seen above"),
+        };
+        let quiet = self.track_steady(loc, index, fp, same);
+        self.observe_step(shape, loc, same, quiet);
+        Steady::Run
+    }
+
+    /// [`LoopObserver::before_loop`] of any loop but an untimed one of a pass repeating the
+    /// template: the steady or full path, timed one loop in [`HOOK_SAMPLE`].
+    #[inline(never)]
+    fn before_loop_timed(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
+        // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
+        // (checkpoint stalls left out): two clock reads per loop would be a good part of what
+        // they measure on small loops. The first loops, which set things up, are all timed, and
+        // so are the loops at which the learner analyses its recording (sampling would count
+        // such a loop sixteen times or not at all).
+        let exact = self.index < HOOK_EXACT || self.learner.analyses_at(self.index);
+        let scale = if exact { 1 } else { HOOK_SAMPLE };
+        let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
+        let stall0 = self.clock.stall;
+        let repeated = self.passes.active && self.repeat_loop(rt, plan);
+        let a = match if repeated {
+            Steady::Run
+        } else {
+            self.steady_loop(rt, plan)
+        } {
+            Steady::Run => LoopAction::Run,
+            Steady::Anchor => self.before_loop_inner(rt, plan),
+            Steady::No => {
+                self.interrupt_pass();
+                self.before_loop_inner(rt, plan)
+            }
+        };
+        if let Some(t0) = t0 {
+            let stall = self.clock.stall.saturating_sub(stall0);
+            let own = t0.elapsed().saturating_sub(stall);
+            self.clock.hook += own * scale as u32;
         }
-        self.track
-            .update(loc, index, &fp, self.views.in_closure, same);
-        self.fps[loc as usize] = Some(fp);
-        Some(LoopAction::Run)
+        let replaying = self.phase.replaying();
+        if replaying && a == LoopAction::Run {
+            self.clock.replay_loop_started = Some(Instant::now());
+        }
+        // Both hooks serve the replay only (passing over skipped loops, timing re-executed
+        // ones): other loops are spared the calls.
+        rt.set_hooks(ops_core::Hooks {
+            skip_unvalidated: replaying,
+            after_loop: replaying,
+        });
+        // Refused here or by an earlier hook (`take_error` tells why).
+        match self.error {
+            Some(_) => LoopAction::Refuse,
+            None => a,
+        }
     }
 
     fn before_loop_inner(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
@@ -333,39 +398,14 @@ impl LoopObserver for Resilience {
     }
 
     fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
-        // The hook's own time is sampled after start-up, one loop in HOOK_SAMPLE scaled up
-        // (checkpoint stalls left out): two clock reads per loop would be a good part of what
-        // they measure on small loops. The first loops, which set things up, are all timed, and
-        // so are the loops at which the learner analyses its recording (sampling would count
-        // such a loop sixteen times or not at all).
-        let exact = self.index < HOOK_EXACT || self.learner.analyses_at(self.index);
-        let scale = if exact { 1 } else { HOOK_SAMPLE };
-        let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
-        let stall0 = self.clock.stall;
-        let a = match self.steady_loop(rt, plan) {
-            Some(a) => a,
-            None => self.before_loop_inner(rt, plan),
-        };
-        if let Some(t0) = t0 {
-            let stall = self.clock.stall.saturating_sub(stall0);
-            let own = t0.elapsed().saturating_sub(stall);
-            self.clock.hook += own * scale as u32;
+        // A loop of a pass repeating the template, of those `before_loop_timed` leaves untimed:
+        // nothing else to do (no replay, so the runtime's optional hooks stay off; nothing
+        // refused).
+        let untimed = self.index >= HOOK_EXACT && !self.index.is_multiple_of(HOOK_SAMPLE);
+        if self.passes.active && untimed && self.error.is_none() && self.repeat_loop(rt, plan) {
+            return LoopAction::Run;
         }
-        let replaying = self.phase.replaying();
-        if replaying && a == LoopAction::Run {
-            self.clock.replay_loop_started = Some(Instant::now());
-        }
-        // Both hooks serve the replay only (passing over skipped loops, timing re-executed
-        // ones): other loops are spared the calls.
-        rt.set_hooks(ops_core::Hooks {
-            skip_unvalidated: replaying,
-            after_loop: replaying,
-        });
-        // Refused here or by an earlier hook (`take_error` tells why).
-        match self.error {
-            Some(_) => LoopAction::Refuse,
-            None => a,
-        }
+        self.before_loop_timed(rt, plan)
     }
 
     fn after_loop(&mut self, _rt: &mut Runtime<'_>, _plan: &LoopPlan<'_>, _action: LoopAction) {
@@ -385,6 +425,7 @@ impl LoopObserver for Resilience {
     }
 
     fn before_set(&mut self, rt: &mut Runtime<'_>, dat: DatId, range: &IterRange) {
+        self.interrupt_pass();
         if self.phase.replaying() {
             return;
         }
@@ -412,6 +453,7 @@ impl LoopObserver for Resilience {
     }
 
     fn finish(&mut self, rt: &mut Runtime<'_>) {
+        self.interrupt_pass();
         self.finishing = true;
         self.check_finished_replay();
         if self.ck.region.is_some() {
@@ -436,7 +478,7 @@ impl LoopObserver for Resilience {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::engine::testing::{cfg, Kept, Prog};
     use crate::ResilienceExt;
 
@@ -455,10 +497,17 @@ mod tests {
     /// What a run leaves behind: its checkpoints (all but the time they were taken), the
     /// observer's locations (with their counts and gaps), its call log and its report's
     /// counts.
-    fn run_and_keep(steady_path: bool) -> String {
+    pub(crate) fn run_and_keep(steady_path: bool, passes: bool, varied: bool) -> String {
         let store = Kept::default();
-        let mut p = Prog::new(cfg(7), &store, |r| r.steady_path = steady_path);
-        let sums = p.run(1500).unwrap();
+        let mut p = Prog::new(cfg(7), &store, |r| {
+            r.steady_path = steady_path;
+            r.passes.off = !passes;
+        });
+        let sums = match varied {
+            true => p.run_varied(3000),
+            false => p.run(3000),
+        }
+        .unwrap();
         let report = p.report();
         let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
         let cks: Vec<String> = store
@@ -473,9 +522,12 @@ mod tests {
                 )
             })
             .collect();
+        let last_writes: Vec<_> = r.track.dats.iter().map(|d| d.last_write).collect();
         format!(
-            "{sums:?}\n{cks:#?}\n{:?}\n{:?}\n{} loops {} queries {} call log bytes {:?} {:?}",
+            "{sums:?}\n{cks:#?}\n{:?}\n{:?}\n{last_writes:?}\n{:?}\n{} loops {} queries {} \
+             call log bytes {:?} {:?}",
             r.locations(),
+            r.learner(),
             r.track.calls.records,
             report.loops,
             report.queries,
@@ -491,15 +543,15 @@ mod tests {
 
     #[test]
     fn the_steady_path_leaves_what_the_full_path_leaves() {
-        let steady = run_and_keep(true);
-        assert_eq!(steady, run_and_keep(false));
+        let full = run_and_keep(false, false, false);
+        assert_eq!(run_and_keep(true, false, false), full);
         // It was taken: after the start (timed loop by loop) and the decision's confirmation
-        // (at least 2,048 loops), most of the 6,000 loops.
+        // (at least 2,048 loops), most of the 12,000 loops.
         let store = Kept::default();
-        let mut p = Prog::new(cfg(7), &store, |_| {});
-        p.run(1500).unwrap();
+        let mut p = Prog::new(cfg(7), &store, |r| r.passes.off = true);
+        p.run(3000).unwrap();
         let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
-        assert!(r.steady_loops > 2000, "{} steady loops", r.steady_loops);
+        assert!(r.steady_loops > 6000, "{} steady loops", r.steady_loops);
     }
 
     #[test]

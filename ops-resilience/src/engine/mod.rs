@@ -11,6 +11,7 @@
 //!   from the log;
 //! - `hooks`: the runtime's calls ([`LoopObserver`](ops_core::LoopObserver)): each loop, on
 //!   the steady path most loops of a long run take or the full path;
+//! - `pass`: passes of the decided time step that repeat a template, tracked whole;
 //! - `api`: what the program asks for (hints, views, resilient regions, fast-forward);
 //! - `dist`: what processes of a distributed run exchange;
 //! - `report`: diagnostics (through `tracing`) and the JSON report.
@@ -29,12 +30,14 @@
 //!
 //! Most loops of a long run (of the decided time step, away from the chosen location, with no
 //! region open) have nothing to do in 3 and only the decision's check in 4: they take the
-//! steady path, which skips those checks.
+//! steady path, which skips those checks; and while a pass repeats the template, its loops
+//! only log their calls, the rest applied once per pass.
 
 mod api;
 mod checkpoint;
 mod dist;
 mod hooks;
+mod pass;
 pub(crate) mod phase;
 pub(crate) mod record;
 mod replay;
@@ -164,6 +167,8 @@ pub struct Resilience {
     steady_path: bool,
     /// Loops that took it.
     steady_loops: u64,
+    /// The passes of the decided time step, and the one they repeat.
+    passes: pass::Passes,
     ck: Checkpointing,
     views: Views,
     ff: FastForwardSite,
@@ -217,6 +222,7 @@ impl Resilience {
             shapes: Vec::new(),
             steady_path: true,
             steady_loops: 0,
+            passes: pass::Passes::new(),
             ck: Checkpointing::new(store),
             views: Views::default(),
             ff: FastForwardSite::default(),

@@ -103,7 +103,8 @@ impl Tracker {
     /// location recurs with other loops in between) a location may write a dataset several
     /// times and stay recomputable (one start-up loop run back to back per initial state);
     /// afterwards only a location's first write is.
-    /// `same_fp`: `fp` is the footprint the location's previous call recorded.
+    /// `same_fp`: `fp` is the footprint the location's previous call recorded. True when the
+    /// writes changed nothing but their indices (or there were none).
     #[inline]
     pub fn update(
         &mut self,
@@ -112,9 +113,9 @@ impl Tracker {
         fp: &Arc<Footprint>,
         in_closure: bool,
         same_fp: bool,
-    ) {
+    ) -> bool {
         if fp.writes.is_empty() {
-            return;
+            return true;
         }
         // The steady state of a time loop, here rather than in a call: the writes change
         // nothing but their indices.
@@ -125,9 +126,21 @@ impl Tracker {
             for (d, _) in &fp.writes {
                 self.dats[*d as usize].last_write = Some(index);
             }
-            return;
+            return true;
         }
         self.update_changed(loc, index, fp, in_closure);
+        false
+    }
+
+    /// Counts changes to the datasets' point sets and to what decides purity.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Whether location `loc`'s next call with its previous footprint, outside a resilient
+    /// region's body, would change nothing but its writes' indices (see [`Tracker::update`]).
+    pub fn unchanged_now(&self, loc: u32) -> bool {
+        self.unchanged_at.get(loc as usize) == Some(&self.epoch) && self.steady(false)
     }
 
     /// Past start-up and outside a resilient region's body: every (location, dataset) pair has

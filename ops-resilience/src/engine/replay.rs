@@ -410,6 +410,7 @@ impl Resilience {
         self.track.locs = LocTable::from_infos(locations, st.first_pass_recur);
         // Locations are numbered as the checkpointed run numbered them.
         self.shapes.clear();
+        self.passes.forget();
         self.track.seen = st
             .seen
             .iter()

@@ -109,10 +109,25 @@ impl Prog {
 
     /// One time step; its sum.
     pub fn step(&mut self) -> Result<f64, OpsError> {
+        self.step_with(false, false)
+    }
+
+    /// One time step, with an extra loop before it (`front`) or in its middle (`mid`): a
+    /// program whose steps differ now and then; its sum.
+    pub fn step_with(&mut self, front: bool, mid: bool) -> Result<f64, OpsError> {
         let inner = [0..N, 0..N];
         let (pt, line, g) = (self.pt, self.line, self.grid);
         let (u, v, mesh) = (self.u, self.v, self.mesh);
         let ops = &mut self.ops;
+        if front {
+            ops.par_loop(
+                add,
+                "front_extra",
+                &g,
+                inner.clone(),
+                &[mesh.arg(&pt, Read), u.arg(&pt, ReadWrite)],
+            )?;
+        }
         ops.par_loop(
             smooth,
             "smooth",
@@ -127,6 +142,15 @@ impl Prog {
             inner.clone(),
             &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite)],
         )?;
+        if mid {
+            ops.par_loop(
+                add,
+                "mid_extra",
+                &g,
+                inner.clone(),
+                &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite)],
+            )?;
+        }
         ops.par_loop(
             copy,
             "copy_back",
@@ -149,6 +173,17 @@ impl Prog {
         self.start()?;
         let sums = (0..steps)
             .map(|_| self.step().map(f64::to_bits))
+            .collect::<Result<_, _>>()?;
+        self.ops.finish()?;
+        Ok(sums)
+    }
+
+    /// [`Prog::run`] of steps with extra loops now and then ([`Prog::step_with`]): before
+    /// every eleventh step from the seventh, in the middle of every fifth from the third.
+    pub fn run_varied(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
+        self.start()?;
+        let sums = (0..steps)
+            .map(|i| self.step_with(i % 11 == 7, i % 5 == 3).map(f64::to_bits))
             .collect::<Result<_, _>>()?;
         self.ops.finish()?;
         Ok(sums)

@@ -300,6 +300,18 @@ fn confirmation_end(d: &Decision) -> u64 {
     d.at_loop + (CONFIRM_PASSES * d.pass()).max(CONFIRM_LOOPS)
 }
 
+/// The decided verification's state ([`Learner::verify_state_into`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct VerifyState {
+    location: u32,
+    at_loop: u64,
+    known: usize,
+    since: Vec<u8>,
+    missing: u32,
+    voters: u32,
+    twos: u32,
+}
+
 /// [`Decision::since`] in numbers: how many members have been seen since the decision (the
 /// voters) and how many of them saw the chosen location since.
 #[derive(Clone, Copy, Debug, Default)]
@@ -539,6 +551,50 @@ impl Learner {
             }
         }
         self.rebuild_bits();
+    }
+
+    /// The decided verification's state (what [`Learner::verify`] reads and writes of a decided
+    /// run), copied into `out`; false (and `out` left as it was) when nothing is decided or
+    /// the learner is recording. A run of loops that starts from the same state and the same
+    /// locations leaves the same state (the engine's repeated passes use it).
+    pub(crate) fn verify_state_into(&self, out: &mut VerifyState) -> bool {
+        let Some(d) = self.decision.as_ref().filter(|_| !self.recording()) else {
+            return false;
+        };
+        out.location = d.location;
+        out.at_loop = d.at_loop;
+        out.known = self.known.len();
+        out.since.clear();
+        out.since.extend_from_slice(&d.since);
+        out.missing = d.missing;
+        out.voters = self.tally.voters;
+        out.twos = self.tally.twos;
+        true
+    }
+
+    /// Whether the verification's state is `s` ([`Learner::verify_state_into`]).
+    pub(crate) fn verify_state_is(&self, s: &VerifyState) -> bool {
+        self.decision.as_ref().is_some_and(|d| {
+            !self.recording()
+                && d.location == s.location
+                && d.at_loop == s.at_loop
+                && self.known.len() == s.known
+                && d.since == s.since
+                && d.missing == s.missing
+                && self.tally.voters == s.voters
+                && self.tally.twos == s.twos
+        })
+    }
+
+    /// Sets the verification's state to `s`, taken of the same decision (what verifying a run
+    /// of loops left once, which the same run from the same state leaves again).
+    pub(crate) fn set_verify_state(&mut self, s: &VerifyState) {
+        let d = self.decision.as_mut().expect("a decision");
+        debug_assert!(d.location == s.location && d.at_loop == s.at_loop);
+        d.since.copy_from_slice(&s.since);
+        d.missing = s.missing;
+        self.tally.voters = s.voters;
+        self.tally.twos = s.twos;
     }
 
     /// Rebuilds the lookup tables that are not saved (after a restore).

@@ -75,14 +75,19 @@ impl Writer {
 
 /// Appends the record of a reduction result `name` = `value` (little-endian bytes of `elem`).
 pub(crate) fn encode_reduction(out: &mut Vec<u8>, name: &str, elem: ElemType, value: &[u8]) {
-    // One reservation for the record: every reduction result a run hands out passes here.
+    // Every reduction result a run hands out passes here: one reservation for the record,
+    // and the fixed-size parts copied as such (the name is the only copy of a length known
+    // at run time).
     out.reserve(18 + name.len() + value.len());
-    let mut w = Writer(std::mem::take(out));
-    w.u8(0);
-    w.bytes(name.as_bytes());
-    w.u8(elem_code(elem));
-    w.bytes(value);
-    *out = w.0;
+    out.push(0);
+    out.extend_from_slice(&(name.len() as u64).to_le_bytes());
+    out.extend_from_slice(name.as_bytes());
+    out.push(elem_code(elem));
+    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+    match <[u8; 8]>::try_from(value) {
+        Ok(v) => out.extend_from_slice(&v),
+        Err(_) => out.extend_from_slice(value),
+    }
 }
 
 /// Appends the record of a box of dataset `dat` fetched as `value`.
