@@ -79,14 +79,23 @@ pub(crate) fn encode_reduction(out: &mut Vec<u8>, name: &str, elem: ElemType, va
     // and the fixed-size parts copied as such (the name is the only copy of a length known
     // at run time).
     out.reserve(18 + name.len() + value.len());
-    out.push(0);
-    out.extend_from_slice(&(name.len() as u64).to_le_bytes());
+    let mut head = [0u8; 9];
+    head[1..].copy_from_slice(&(name.len() as u64).to_le_bytes());
+    out.extend_from_slice(&head);
     out.extend_from_slice(name.as_bytes());
-    out.push(elem_code(elem));
-    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
     match <[u8; 8]>::try_from(value) {
-        Ok(v) => out.extend_from_slice(&v),
-        Err(_) => out.extend_from_slice(value),
+        Ok(v) => {
+            let mut tail = [0u8; 17];
+            tail[0] = elem_code(elem);
+            tail[1..9].copy_from_slice(&8u64.to_le_bytes());
+            tail[9..].copy_from_slice(&v);
+            out.extend_from_slice(&tail);
+        }
+        Err(_) => {
+            out.push(elem_code(elem));
+            out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+            out.extend_from_slice(value);
+        }
     }
 }
 
