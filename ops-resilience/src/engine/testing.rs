@@ -109,12 +109,13 @@ impl Prog {
 
     /// One time step; its sum.
     pub fn step(&mut self) -> Result<f64, OpsError> {
-        self.step_with(false, false)
+        self.step_with(false, false, false)
     }
 
-    /// One time step, with an extra loop before it (`front`) or in its middle (`mid`): a
-    /// program whose steps differ now and then; its sum.
-    pub fn step_with(&mut self, front: bool, mid: bool) -> Result<f64, OpsError> {
+    /// One time step, with an extra loop before it (`front`) or in its middle (`mid`), or its
+    /// mesh added from `u` instead (`alt`: another call shape at the same location): a program
+    /// whose steps differ now and then; its sum.
+    pub fn step_with(&mut self, front: bool, mid: bool, alt: bool) -> Result<f64, OpsError> {
         let inner = [0..N, 0..N];
         let (pt, line, g) = (self.pt, self.line, self.grid);
         let (u, v, mesh) = (self.u, self.v, self.mesh);
@@ -135,12 +136,13 @@ impl Prog {
             inner.clone(),
             &[u.arg(&line, Read), v.arg(&pt, Write)],
         )?;
+        let src = if alt { u } else { mesh };
         ops.par_loop(
             add,
             "add_mesh",
             &g,
             inner.clone(),
-            &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite)],
+            &[src.arg(&pt, Read), v.arg(&pt, ReadWrite)],
         )?;
         if mid {
             ops.par_loop(
@@ -178,12 +180,16 @@ impl Prog {
         Ok(sums)
     }
 
-    /// [`Prog::run`] of steps with extra loops now and then ([`Prog::step_with`]): before
-    /// every eleventh step from the seventh, in the middle of every fifth from the third.
+    /// [`Prog::run`] of steps that differ now and then ([`Prog::step_with`]): an extra loop
+    /// before every eleventh step from the seventh and in the middle of every fifth from the
+    /// third, `u` added instead of the mesh in every thirteenth from the ninth.
     pub fn run_varied(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
         self.start()?;
         let sums = (0..steps)
-            .map(|i| self.step_with(i % 11 == 7, i % 5 == 3).map(f64::to_bits))
+            .map(|i| {
+                self.step_with(i % 11 == 7, i % 5 == 3, i % 13 == 9)
+                    .map(f64::to_bits)
+            })
             .collect::<Result<_, _>>()?;
         self.ops.finish()?;
         Ok(sums)
