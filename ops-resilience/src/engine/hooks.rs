@@ -167,7 +167,7 @@ impl Resilience {
         if self.fps.len() <= loc as usize {
             return Steady::No;
         }
-        if self.start_pass() && self.repeat_loop(rt, plan) {
+        if self.start_pass() && self.repeat_loop(plan) {
             return Steady::Run;
         }
         self.steady_loops += 1;
@@ -198,7 +198,7 @@ impl Resilience {
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;
-        let repeated = self.passes.active && self.repeat_loop(rt, plan);
+        let repeated = self.passes.active && self.repeat_loop(plan);
         let a = match if repeated {
             Steady::Run
         } else {
@@ -402,7 +402,7 @@ impl LoopObserver for Resilience {
         // nothing else to do (no replay, so the runtime's optional hooks stay off; nothing
         // refused).
         let untimed = self.index >= HOOK_EXACT && !self.index.is_multiple_of(HOOK_SAMPLE);
-        if self.passes.active && untimed && self.error.is_none() && self.repeat_loop(rt, plan) {
+        if self.passes.active && untimed && self.error.is_none() && self.repeat_loop(plan) {
             return LoopAction::Run;
         }
         self.before_loop_timed(rt, plan)

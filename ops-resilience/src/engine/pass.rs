@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use ops_core::{LoopPlan, Runtime};
+use ops_core::LoopPlan;
 
 use super::Resilience;
 use crate::calls::Recorded;
@@ -264,7 +264,7 @@ impl Resilience {
     /// the template's next: its call is logged, the rest deferred (false, nothing done, for any
     /// other loop).
     #[inline(always)]
-    pub(super) fn repeat_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> bool {
+    pub(super) fn repeat_loop(&mut self, plan: &LoopPlan<'_>) -> bool {
         let p = &self.passes;
         let Some(c) = p.template.as_ref().and_then(|t| t.calls.get(p.deferred)) else {
             return false;
@@ -272,15 +272,15 @@ impl Resilience {
         if plan.shape != Some(c.shape) {
             return false;
         }
-        let c = *c;
+        let plain = c.plain;
         let index = self.index;
         self.index += 1;
-        self.steady_loops += 1;
         self.inject(index, plan);
-        self.track.sync(rt);
-        match c.plain {
+        // Datasets declared since are learnt by the next loop tracked: none of the template's
+        // footprints names them.
+        match plain {
             Some(s) => self.track.calls.record_plain(s),
-            None if !self.repeat_logged(c, index, plan) => return true,
+            None if !self.repeat_logged(index, plan) => return true,
             None => {}
         }
         self.passes.deferred += 1;
@@ -291,12 +291,18 @@ impl Resilience {
     /// shape: logs it; false (and the loop tracked as the steady path would) if its
     /// location's previous call was not as in the template.
     #[inline(never)]
-    fn repeat_logged(&mut self, c: Call, index: u64, plan: &LoopPlan<'_>) -> bool {
+    fn repeat_logged(&mut self, index: u64, plan: &LoopPlan<'_>) -> bool {
+        let p = &self.passes;
+        let c = match p.template.as_ref() {
+            Some(t) => t.calls[p.deferred],
+            None => unreachable!("a pass repeats a template"),
+        };
         let same = self.track.calls.record_known(c.loc, c.logged, plan);
         if same == c.same {
             return true;
         }
         self.settle_pass();
+        self.steady_loops += 1;
         let fp = match self.shapes.get(c.shape as usize) {
             Some(Some(seen)) => Arc::clone(&seen.fp),
             _ => unreachable!("a template's shapes were seen"),
@@ -326,6 +332,7 @@ impl Resilience {
             return;
         }
         self.passes.cut += 1;
+        self.steady_loops += n as u64;
         let start = self.passes.start;
         let mut whole = true;
         for (i, s) in t.steps[..n].iter().enumerate() {
@@ -349,6 +356,7 @@ impl Resilience {
         p.repeated += 1;
         let start = p.start;
         let t = p.template.as_ref().expect("a template");
+        self.steady_loops += t.calls.len() as u64;
         for pl in &t.locs {
             self.track
                 .locs
