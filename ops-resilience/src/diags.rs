@@ -247,6 +247,10 @@ pub struct Report {
     /// Bytes of the call log at the end (every checkpoint carries it up to its loop).
     #[serde(default)]
     pub call_log_bytes: u64,
+    /// Passes of the decided time step that repeated the template and were tracked whole
+    /// (each loop only logged, the rest applied once per pass).
+    #[serde(default)]
+    pub repeated_passes: u64,
     /// Where regions open and why.
     pub location: LocationReport,
     /// Every checkpoint committed.

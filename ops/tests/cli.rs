@@ -469,6 +469,30 @@ fn diagnostics_json_reports_checkpoints_and_decisions() {
     );
 }
 
+/// A run with no checkpoint due tracks most passes of its time step whole (each loop only
+/// logged), and its diagnostics say how many; the results are those of the untracked run.
+#[test]
+fn most_passes_of_a_steady_run_are_tracked_whole() {
+    let s = Scratch::new("passes");
+    let (want, out, json) = (s.path("ref.txt"), s.path("out.txt"), s.path("d.json"));
+    let o = run(heat_sized("8", "2000", &want, &[]));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run(heat_sized(
+        "8",
+        "2000",
+        &out,
+        &["--ops-diags-json", json.to_str().unwrap()],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&want).unwrap());
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // All but the passes before the decision and while start-up's history is kept (its first
+    // 4,096 writing loops, about 600 steps here).
+    let repeated = j["repeated_passes"].as_u64().unwrap();
+    assert!(repeated > 1200, "{repeated} of 2000 passes repeated whole");
+}
+
 #[test]
 fn no_flags_no_observer() {
     // Without checkpoint or diagnostics flags nothing is installed: no directory appears and

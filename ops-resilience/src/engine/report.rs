@@ -206,6 +206,7 @@ impl Resilience {
         self.report.ranks = self.dist.ranks;
         self.report.queries = self.track.queries.len() as u64;
         self.report.call_log_bytes = self.track.calls.record_bytes() as u64;
+        self.report.repeated_passes = self.passes.repeated;
         self.say(
             1,
             &format!(
