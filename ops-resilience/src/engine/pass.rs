@@ -54,9 +54,7 @@ struct PassLoc {
 /// A loop of a template pass, with how its call is logged.
 #[derive(Clone, Copy)]
 struct Call {
-    shape: u32,
-    loc: u32,
-    same: bool,
+    step: Step,
     /// What the call log knows of the shape.
     logged: Recorded,
     /// The logged shape if the call is logged by it alone (no constants, its location's
@@ -66,7 +64,6 @@ struct Call {
 
 /// A pass that repeated its predecessor, with what tracking it did.
 struct Template {
-    steps: Vec<Step>,
     calls: Vec<Call>,
     locs: Vec<PassLoc>,
     /// Datasets written, with the offset of the last write.
@@ -74,6 +71,13 @@ struct Template {
     /// The decision's verification state at the pass's start and end.
     verify_start: VerifyState,
     verify_end: VerifyState,
+}
+
+impl Template {
+    /// Whether `pass` calls the template's shapes at its locations, loop for loop.
+    fn repeats(&self, pass: &[Step]) -> bool {
+        self.calls.len() == pass.len() && self.calls.iter().zip(pass).all(|(c, s)| c.step == *s)
+    }
 }
 
 /// The passes the engine has seen (see the module docs).
@@ -130,7 +134,7 @@ impl Resilience {
         let complete = p.active
             && p.template
                 .as_ref()
-                .is_some_and(|t| t.steps.len() == p.deferred);
+                .is_some_and(|t| t.calls.len() == p.deferred);
         if complete {
             self.apply_template();
             self.passes.clean = true;
@@ -150,7 +154,7 @@ impl Resilience {
     fn conclude_pass(&mut self) {
         let p = &mut self.passes;
         let whole = p.whole && !p.cur.is_empty() && p.cur.len() <= MAX_PASS;
-        let known = whole && p.template.as_ref().is_some_and(|t| t.steps == p.cur);
+        let known = whole && p.template.as_ref().is_some_and(|t| t.repeats(&p.cur));
         let repeated = whole && p.cur == p.prev;
         if repeated && !known {
             let t = self.template_of_pass();
@@ -181,9 +185,7 @@ impl Resilience {
             let i = i as u64;
             let seen = self.shapes.get(s.shape as usize)?.as_ref()?;
             calls.push(Call {
-                shape: s.shape,
-                loc: s.loc,
-                same: s.same,
+                step: *s,
                 logged: seen.logged,
                 plain: seen.logged.plain().filter(|_| s.same),
             });
@@ -221,7 +223,6 @@ impl Resilience {
             pl.fp = self.fps.get(pl.loc as usize)?.clone();
         }
         Some(Template {
-            steps: p.cur.clone(),
             calls,
             locs,
             writes,
@@ -269,7 +270,7 @@ impl Resilience {
         let Some(c) = p.template.as_ref().and_then(|t| t.calls.get(p.deferred)) else {
             return false;
         };
-        if plan.shape != Some(c.shape) {
+        if plan.shape != Some(c.step.shape) {
             return false;
         }
         let plain = c.plain;
@@ -297,18 +298,19 @@ impl Resilience {
             Some(t) => t.calls[p.deferred],
             None => unreachable!("a pass repeats a template"),
         };
-        let same = self.track.calls.record_known(c.loc, c.logged, plan);
-        if same == c.same {
+        let Step { shape, loc, .. } = c.step;
+        let same = self.track.calls.record_known(loc, c.logged, plan);
+        if same == c.step.same {
             return true;
         }
         self.settle_pass();
         self.steady_loops += 1;
-        let fp = match self.shapes.get(c.shape as usize) {
+        let fp = match self.shapes.get(shape as usize) {
             Some(Some(seen)) => Arc::clone(&seen.fp),
             _ => unreachable!("a template's shapes were seen"),
         };
-        let quiet = self.track_steady(c.loc, index, fp, same);
-        self.observe_step(c.shape, c.loc, same, quiet);
+        let quiet = self.track_steady(loc, index, fp, same);
+        self.observe_step(shape, loc, same, quiet);
         false
     }
 
@@ -326,7 +328,7 @@ impl Resilience {
         };
         if n == t.calls.len() {
             // Longer than the template: its loops so far did what the template's did.
-            self.passes.cur.extend_from_slice(&t.steps);
+            self.passes.cur.extend(t.calls.iter().map(|c| c.step));
             self.passes.template = Some(t);
             self.apply_template();
             return;
@@ -335,7 +337,7 @@ impl Resilience {
         self.steady_loops += n as u64;
         let start = self.passes.start;
         let mut whole = true;
-        for (i, s) in t.steps[..n].iter().enumerate() {
+        for (i, s) in t.calls[..n].iter().map(|c| c.step).enumerate() {
             let fp = match self.shapes.get(s.shape as usize) {
                 Some(Some(seen)) => Arc::clone(&seen.fp),
                 _ => unreachable!("a deferred loop's shape was seen"),
@@ -343,7 +345,7 @@ impl Resilience {
             whole &= self.track_steady(s.loc, start + i as u64, fp, s.same);
         }
         let p = &mut self.passes;
-        p.cur.extend_from_slice(&t.steps[..n]);
+        p.cur.extend(t.calls[..n].iter().map(|c| c.step));
         p.whole &= whole;
         p.template = Some(t);
     }
