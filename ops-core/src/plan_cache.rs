@@ -20,14 +20,16 @@ use crate::kernel::Kernel;
 /// Shapes remembered at most (beyond, the cache starts afresh: a program whose ranges change
 /// call after call gains nothing from it).
 const MAX_SHAPES: usize = 4096;
-/// Shapes remembered per call site (a site that runs one helper for many fields has one per
-/// field and face; beyond, the least recently used is forgotten).
-const MAX_PER_SITE: usize = 64;
+/// Shapes remembered per call site and loop name (a loop whose range or datasets change call
+/// after call; beyond, the least recently used is forgotten). A site that runs one helper for
+/// many fields and faces names each call apart, and each name has its own shapes.
+const MAX_PER_NAME: usize = 64;
 
 /// The plans of the loop shapes called so far (see the module docs).
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    /// Buckets of shape slots, by a hash of the call site (a power of two of them).
+    /// Buckets of shape slots, by a hash of the call site and the loop name (a power of two
+    /// of them).
     buckets: Vec<Vec<u32>>,
     /// The shapes, by slot.
     shapes: Vec<Shape>,
@@ -46,7 +48,7 @@ struct Shape {
     range: IterRange,
     args: Vec<ArgKind>,
     plan: LoopPlan<'static>,
-    /// Dropped from its site's bucket (the site had [`MAX_PER_SITE`] newer shapes, or a
+    /// Dropped from its bucket (its site and name had [`MAX_PER_NAME`] newer shapes, or a
     /// dataset it passes was freed).
     evicted: bool,
 }
@@ -97,11 +99,20 @@ impl Shape {
 }
 
 impl PlanCache {
-    /// The bucket of call site `site`.
+    /// The bucket of call site `site` and loop name `name`.
     #[inline]
-    fn bucket(&self, site: usize) -> usize {
-        let h = (site as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
-        h as usize & (self.buckets.len() - 1)
+    fn bucket(&self, site: usize, name: &str) -> usize {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h = (site as u64).wrapping_mul(K);
+        let mut words = name.as_bytes().chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ name.len() as u64).wrapping_mul(K);
+        (h >> 32) as usize & (self.buckets.len() - 1)
     }
 
     /// The plan of a call whose shape was validated before, with this call's name and global
@@ -121,7 +132,7 @@ impl PlanCache {
         }
         let site = site as *const _ as usize;
         let key = kernel_key(kernel);
-        let b = self.bucket(site);
+        let b = self.bucket(site, name);
         let bucket = &mut self.buckets[b];
         let pos = bucket.iter().position(|&s| {
             let sh = &self.shapes[s as usize];
@@ -179,15 +190,19 @@ impl PlanCache {
             },
             evicted: false,
         });
-        let b = self.bucket(site);
+        let b = self.bucket(site, plan.name);
         let bucket = &mut self.buckets[b];
         bucket.insert(0, slot);
+        let name = plan.name;
         let mine = bucket
             .iter()
             .enumerate()
-            .filter(|(_, &s)| self.shapes[s as usize].site == site)
+            .filter(|(_, &s)| {
+                let sh = &self.shapes[s as usize];
+                sh.site == site && *sh.name == *name
+            })
             .map(|(i, _)| i)
-            .nth(MAX_PER_SITE);
+            .nth(MAX_PER_NAME);
         if let Some(i) = mine {
             // Its slot stays, unreachable, until the cache starts afresh.
             let evicted = bucket.remove(i);
@@ -229,7 +244,7 @@ impl PlanCache {
         self.buckets = vec![Vec::new(); n];
         for s in 0..self.shapes.len() {
             if !self.shapes[s].evicted {
-                let b = self.bucket(self.shapes[s].site);
+                let b = self.bucket(self.shapes[s].site, &self.shapes[s].name);
                 self.buckets[b].push(s as u32);
             }
         }

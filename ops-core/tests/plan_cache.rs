@@ -152,10 +152,11 @@ fn a_foreign_block_is_refused_at_a_site_that_ran_before() {
 }
 
 #[test]
-fn a_site_with_more_shapes_than_it_keeps_still_validates_every_call() {
+fn a_site_and_name_with_more_shapes_than_it_keeps_still_validates_every_call() {
     let mut s = setup();
     let (a, b) = (s.a, s.b);
-    // 80 ranges from one call site (the halo is 1 wide): more shapes than a site keeps (64).
+    // 80 ranges from one call site under one name (the halo is 1 wide): more shapes than a
+    // site keeps per loop name (64).
     let mut ranges: Vec<[std::ops::Range<i32>; 2]> = Vec::new();
     for x_lo in [-1, 0] {
         for y_lo in [-1, 0] {
@@ -185,4 +186,34 @@ fn a_site_with_more_shapes_than_it_keeps_still_validates_every_call() {
     // A bad call at that site is still refused.
     let e = s.run(a, b, 2.0, [0..9, 0..4]).unwrap_err();
     assert!(matches!(e, OpsError::RangeOutsideDat { .. }), "{e}");
+}
+
+/// A helper run for many fields and faces from one call site, naming each call (a boundary
+/// fill): every name keeps its shape, so a second round of the same calls reuses every plan
+/// and number however many names the site runs.
+#[test]
+fn a_helper_site_keeps_a_shape_per_name() {
+    let mut s = setup();
+    let (a, b, grid, pt) = (s.a, s.b, s.grid, s.pt);
+    let names: Vec<String> = (0..200)
+        .map(|i| format!("fill field{} face{}", i / 4, i % 4))
+        .collect();
+    for _ in 0..2 {
+        for n in &names {
+            let args = [a.arg(&pt, Read), b.arg(&pt, Write), Arg::global(2.0)];
+            s.ops
+                .par_loop(scale, n, &grid, [0..4, 0..4], &args)
+                .unwrap();
+        }
+    }
+    let seen = s.seen();
+    let (first, second) = seen.split_at(names.len());
+    let numbers: Vec<_> = first.iter().map(|(n, _)| n.unwrap()).collect();
+    assert_eq!(
+        numbers,
+        second.iter().map(|(n, _)| n.unwrap()).collect::<Vec<_>>(),
+        "the second round reuses every shape's number"
+    );
+    let distinct: std::collections::HashSet<_> = numbers.iter().collect();
+    assert_eq!(distinct.len(), names.len(), "one number per name");
 }

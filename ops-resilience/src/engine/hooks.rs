@@ -167,7 +167,7 @@ impl Resilience {
         if self.fps.len() <= loc as usize {
             return Steady::No;
         }
-        if self.start_pass() && self.repeat_loop(plan) {
+        if self.start_pass(shape) && self.repeat_loop(plan) {
             return Steady::Run;
         }
         self.steady_loops += 1;
@@ -497,17 +497,13 @@ pub(crate) mod tests {
     /// What a run leaves behind: its checkpoints (all but the time they were taken), the
     /// observer's locations (with their counts and gaps), its call log and its report's
     /// counts.
-    pub(crate) fn run_and_keep(steady_path: bool, passes: bool, varied: bool) -> String {
+    pub(crate) fn run_and_keep(steady_path: bool, passes: bool, kind: u8) -> String {
         let store = Kept::default();
         let mut p = Prog::new(cfg(7), &store, |r| {
             r.steady_path = steady_path;
             r.passes.off = !passes;
         });
-        let sums = match varied {
-            true => p.run_varied(3000),
-            false => p.run(3000),
-        }
-        .unwrap();
+        let sums = p.run_kind(kind, 3000).unwrap();
         let report = p.report();
         let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
         let cks: Vec<String> = store
@@ -543,8 +539,8 @@ pub(crate) mod tests {
 
     #[test]
     fn the_steady_path_leaves_what_the_full_path_leaves() {
-        let full = run_and_keep(false, false, false);
-        assert_eq!(run_and_keep(true, false, false), full);
+        let full = run_and_keep(false, false, 0);
+        assert_eq!(run_and_keep(true, false, 0), full);
         // It was taken: after the start (timed loop by loop) and the decision's confirmation
         // (at least 2,048 loops), most of the 12,000 loops.
         let store = Kept::default();

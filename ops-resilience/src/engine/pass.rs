@@ -24,6 +24,9 @@ use crate::track::Footprint;
 /// The longest pass tracked whole (a longer one is tracked loop by loop).
 const MAX_PASS: usize = 4096;
 
+/// Templates kept besides the one tried first.
+const MAX_SPARE: usize = 3;
+
 /// A loop of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Step {
@@ -44,9 +47,11 @@ struct PassLoc {
     last: u64,
     /// Most loops between two of its occurrences in the pass.
     gap: u64,
-    /// The logged shape of its latest call, and its footprint, at the pass's end (and start).
-    latest: Option<u32>,
-    fp: Option<Arc<Footprint>>,
+    /// The logged shape its latest call must have at the pass's start (its first call in the
+    /// pass is logged as one of that shape), if any.
+    requires: Option<u32>,
+    /// The footprint of its last call in the pass.
+    fp_end: Arc<Footprint>,
     /// Some call of it writes (its writes must be unchanged ones).
     writes: bool,
 }
@@ -62,9 +67,13 @@ struct Call {
     plain: Option<u32>,
 }
 
-/// A pass that repeated its predecessor, with what tracking it did.
+/// A pass that repeated an earlier one, with what tracking it did and the state it needs at
+/// its start.
 struct Template {
     calls: Vec<Call>,
+    /// A pass of it leaves what it requires at its start (it can follow itself without
+    /// checking its locations again).
+    self_repeating: bool,
     locs: Vec<PassLoc>,
     /// Datasets written, with the offset of the last write.
     writes: Vec<(u32, u64)>,
@@ -94,14 +103,18 @@ pub(super) struct Passes {
     whole: bool,
     /// The verification state at its start.
     verify_start: VerifyState,
-    /// The previous whole pass.
+    /// The previous whole pass, and the one before.
     prev: Vec<Step>,
+    prev2: Vec<Step>,
+    /// The template tried first (the latest repeated or made), and the others.
     template: Option<Template>,
+    spare: Vec<Template>,
     /// The pass in progress repeats the template: loops deferred so far.
     pub active: bool,
     deferred: usize,
     /// The template's locations are as the template left them (the latest pass repeated it,
-    /// or is it), at tracker epoch `clean_epoch`.
+    /// or is it; they are as it requires if it is self-repeating), at tracker epoch
+    /// `clean_epoch`.
     clean: bool,
     clean_epoch: u64,
     /// Passes tracked whole, and passes cut short with loops deferred (tests and reports).
@@ -149,28 +162,47 @@ impl Resilience {
         p.start = index + 1;
     }
 
-    /// [`Resilience::end_pass`] of a pass not repeated whole: a whole pass equal to the one
-    /// before becomes the template.
+    /// [`Resilience::end_pass`] of a pass not repeated whole: a whole pass equal to one of
+    /// the two before (a time step alternating two kinds of pass, as directional sweeps that
+    /// swap their order) becomes a template, unless one repeats it already.
     fn conclude_pass(&mut self) {
         let p = &mut self.passes;
         let whole = p.whole && !p.cur.is_empty() && p.cur.len() <= MAX_PASS;
-        let known = whole && p.template.as_ref().is_some_and(|t| t.repeats(&p.cur));
-        let repeated = whole && p.cur == p.prev;
-        if repeated && !known {
-            let t = self.template_of_pass();
-            self.passes.template = t;
+        if whole {
+            if let Some(i) = p.spare.iter().position(|t| t.repeats(&p.cur)) {
+                let t = p.spare.swap_remove(i);
+                let old = p.template.replace(t);
+                p.spare.extend(old);
+            }
         }
+        let known = whole && p.template.as_ref().is_some_and(|t| t.repeats(&p.cur));
+        let repeated = whole && (p.cur == p.prev || p.cur == p.prev2);
+        let made = repeated && !known && {
+            let t = self.template_of_pass();
+            let p = &mut self.passes;
+            match t {
+                Some(t) => {
+                    let old = p.template.replace(t);
+                    p.spare.extend(old);
+                    if p.spare.len() > MAX_SPARE {
+                        p.spare.remove(0);
+                    }
+                    true
+                }
+                None => false,
+            }
+        };
         let p = &mut self.passes;
         // A whole pass of the template's steps leaves its locations as the template did.
-        p.clean = known || (repeated && p.template.is_some());
+        p.clean = known || made;
+        std::mem::swap(&mut p.prev2, &mut p.prev);
         std::mem::swap(&mut p.prev, &mut p.cur);
         if !p.whole {
             p.prev.clear();
         }
     }
 
-    /// The template of the pass just observed whole, which repeated the one before it (so its
-    /// locations' latest shapes and footprints are what they were at its start too).
+    /// The template of the pass just observed whole.
     fn template_of_pass(&self) -> Option<Template> {
         let p = &self.passes;
         let mut verify_end = VerifyState::default();
@@ -206,8 +238,8 @@ impl Resilience {
                     first: i,
                     last: i,
                     gap: 0,
-                    latest: None,
-                    fp: None,
+                    requires: calls.last().and_then(|c| c.plain),
+                    fp_end: Arc::clone(&seen.fp),
                     writes: false,
                 });
                 at[l] = locs.len() as u32;
@@ -217,13 +249,18 @@ impl Resilience {
             pl.last = i;
             pl.k += 1;
             pl.writes |= !seen.fp.writes.is_empty();
+            if !Arc::ptr_eq(&pl.fp_end, &seen.fp) {
+                pl.fp_end = Arc::clone(&seen.fp);
+            }
         }
-        for pl in &mut locs {
-            pl.latest = self.track.calls.latest_shape(pl.loc);
-            pl.fp = self.fps.get(pl.loc as usize)?.clone();
-        }
+        // What each location's latest call is now, as the pass left it.
+        let self_repeating = locs.iter().all(|pl| {
+            pl.requires
+                .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
+        });
         Some(Template {
             calls,
+            self_repeating,
             locs,
             writes,
             verify_start: p.verify_start.clone(),
@@ -231,34 +268,51 @@ impl Resilience {
         })
     }
 
-    /// At the first loop of a pass: whether it starts from the state the template started
-    /// from (then its loops are deferred while they repeat it, [`Resilience::repeat_loop`]);
-    /// else the state is noted for the pass's own observation.
-    pub(super) fn start_pass(&mut self) -> bool {
+    /// At the first loop of a pass, of shape `shape`: whether it starts from the state a
+    /// template requires (then that template is tried first, and the pass's loops are
+    /// deferred while they repeat it, [`Resilience::repeat_loop`]); else the state is noted
+    /// for the pass's own observation.
+    pub(super) fn start_pass(&mut self, shape: u32) -> bool {
         let p = &self.passes;
         if p.active || p.off || !p.whole || self.index != p.start {
             return false;
         }
-        let fits = p.template.as_ref().is_some_and(|t| {
-            !self.views.in_closure
-                && self.track.locs.first_pass_recur.is_some()
+        let steady = !self.views.in_closure && self.track.locs.first_pass_recur.is_some();
+        let clean = p.clean && p.clean_epoch == self.track.epoch();
+        let fits = |t: &Template, clean: bool| {
+            t.calls.first().is_some_and(|c| c.step.shape == shape)
                 && self.learner.verify_state_is(&t.verify_start)
-                && ((p.clean && p.clean_epoch == self.track.epoch())
+                && ((clean && t.self_repeating)
                     || t.locs.iter().all(|pl| {
-                        let fp = self.fps.get(pl.loc as usize).and_then(Option::as_ref);
-                        self.track.calls.latest_shape(pl.loc) == pl.latest
-                            && fp.map(Arc::as_ptr) == pl.fp.as_ref().map(Arc::as_ptr)
+                        pl.requires
+                            .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
                             && (!pl.writes || self.track.unchanged_now(pl.loc))
                     }))
-        });
+        };
+        let found = match p.template.as_ref() {
+            _ if !steady => None,
+            Some(t) if fits(t, clean) => Some(None),
+            _ => p.spare.iter().position(|t| fits(t, false)).map(Some),
+        };
         let p = &mut self.passes;
-        if fits {
-            p.active = true;
-            p.deferred = 0;
-        } else if !self.learner.verify_state_into(&mut p.verify_start) {
-            p.whole = false;
+        match found {
+            Some(spare) => {
+                if let Some(i) = spare {
+                    let t = p.spare.swap_remove(i);
+                    let old = p.template.replace(t);
+                    p.spare.extend(old);
+                }
+                p.active = true;
+                p.deferred = 0;
+                true
+            }
+            None => {
+                if !self.learner.verify_state_into(&mut p.verify_start) {
+                    p.whole = false;
+                }
+                false
+            }
         }
-        fits
     }
 
     /// A loop of a pass repeating the template, taken before anything else when its shape is
@@ -363,6 +417,10 @@ impl Resilience {
             self.track
                 .locs
                 .count_repeat(pl.loc, start + pl.first, pl.k, start + pl.last, pl.gap);
+            let fp = &mut self.fps[pl.loc as usize];
+            if !fp.as_ref().is_some_and(|f| Arc::ptr_eq(f, &pl.fp_end)) {
+                *fp = Some(Arc::clone(&pl.fp_end));
+            }
         }
         for &(d, off) in &t.writes {
             self.track.dats[d as usize].last_write = Some(start + off);
@@ -421,32 +479,22 @@ mod tests {
 
     /// Passes repeated whole leave what tracking every loop leaves (checkpoints with their
     /// regions and value logs, locations with counts and gaps, the learner, the datasets'
-    /// last writes, the call log, the report), in a program whose steps are all alike and in
-    /// one whose steps differ now and then (passes cut short in their middle, and passes
-    /// longer than the template).
+    /// last writes, the call log, the report), in a program whose steps are all alike, in one
+    /// whose steps differ now and then (passes cut short in their middle, passes longer than
+    /// the template, another call shape at a location) and in one whose steps take turns
+    /// between two kinds.
     #[test]
     fn passes_repeated_whole_leave_what_tracking_every_loop_leaves() {
-        for varied in [false, true] {
-            let by_loop = run_and_keep(true, false, varied);
-            assert_eq!(
-                run_and_keep(true, true, varied),
-                by_loop,
-                "varied: {varied}"
-            );
+        for kind in [0, 1, 2] {
+            let by_loop = run_and_keep(true, false, kind);
+            assert_eq!(run_and_keep(true, true, kind), by_loop, "program {kind}");
             let store = Kept::default();
             let mut p = Prog::new(cfg(7), &store, |_| {});
-            match varied {
-                true => p.run_varied(3000),
-                false => p.run(3000),
-            }
-            .unwrap();
+            p.run_kind(kind, 3000).unwrap();
             let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
             let (repeated, cut) = (r.passes.repeated, r.passes.cut);
-            assert!(
-                repeated > 500,
-                "varied {varied}: {repeated} passes repeated"
-            );
-            if varied {
+            assert!(repeated > 500, "program {kind}: {repeated} passes repeated");
+            if kind == 1 {
                 assert!(cut > 50, "{cut} passes cut short");
             }
         }

@@ -104,7 +104,8 @@ impl Tracker {
     /// times and stay recomputable (one start-up loop run back to back per initial state);
     /// afterwards only a location's first write is.
     /// `same_fp`: `fp` is the footprint the location's previous call recorded. True when the
-    /// writes changed nothing but their indices (or there were none).
+    /// writes changed nothing but their indices (or there were none) and the location's next
+    /// call of the same footprint would find them unchanged.
     #[inline]
     pub fn update(
         &mut self,
@@ -128,8 +129,7 @@ impl Tracker {
             }
             return true;
         }
-        self.update_changed(loc, index, fp, in_closure);
-        false
+        self.update_changed(loc, index, fp, in_closure)
     }
 
     /// Counts changes to the datasets' point sets and to what decides purity.
@@ -150,9 +150,16 @@ impl Tracker {
         self.locs.first_pass_recur.is_some() && !in_closure && self.init_history.is_none()
     }
 
-    /// [`Tracker::update`] when the writes may change the point sets.
+    /// [`Tracker::update`] when the writes may change the point sets (true when, past
+    /// start-up, they changed nothing but their indices).
     #[inline(never)]
-    fn update_changed(&mut self, loc: u32, index: u64, fp: &Arc<Footprint>, in_closure: bool) {
+    fn update_changed(
+        &mut self,
+        loc: u32,
+        index: u64,
+        fp: &Arc<Footprint>,
+        in_closure: bool,
+    ) -> bool {
         let start_up = self.locs.first_pass_recur.is_none();
         let l = loc as usize;
         if self.unchanged_at.len() <= l {
@@ -164,10 +171,12 @@ impl Tracker {
         // pure (in a steady time loop none is, and the reads are not scanned).
         let mut reads_pure: Option<bool> = None;
         let mut any_pure = false;
+        let mut any_first = false;
         for (d, w) in &fp.writes {
             // Once writes can no longer be pure (they never become so again), which pairs have
             // written no longer matters.
             let first = self.pure_writes && self.seen.insert((loc, *d));
+            any_first |= first;
             let pure = self.pure_writes
                 && (first || start_up)
                 && *reads_pure.get_or_insert_with(|| {
@@ -181,11 +190,8 @@ impl Tracker {
         if changed || any_pure {
             self.touch();
         }
-        self.unchanged_at[l] = if steady && !changed && !any_pure {
-            self.epoch
-        } else {
-            NEVER
-        };
+        let unchanged = steady && !changed && !any_pure;
+        self.unchanged_at[l] = if unchanged { self.epoch } else { NEVER };
         if any_pure {
             self.last_pure_write = index;
             self.history.push(HistEntry::Loop {
@@ -205,6 +211,8 @@ impl Tracker {
                 self.init_history = None;
             }
         }
+        // Steady: start-up's history is gone, so only the write indices moved.
+        unchanged && !any_first
     }
 
     /// Marks the point sets (or what decides purity) changed: no location's earlier writes

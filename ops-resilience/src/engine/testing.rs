@@ -195,6 +195,27 @@ impl Prog {
         Ok(sums)
     }
 
+    /// [`Prog::run`] of steps of two kinds taking turns (`u` added instead of the mesh every
+    /// other step, [`Prog::step_with`]), as directional sweeps that swap their order.
+    pub fn run_alternating(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
+        self.start()?;
+        let sums = (0..steps)
+            .map(|i| self.step_with(false, false, i % 2 == 1).map(f64::to_bits))
+            .collect::<Result<_, _>>()?;
+        self.ops.finish()?;
+        Ok(sums)
+    }
+
+    /// Runs `steps` steps of the program `kind`: 0 [`Prog::run`], 1 [`Prog::run_varied`], 2
+    /// [`Prog::run_alternating`].
+    pub fn run_kind(&mut self, kind: u8, steps: usize) -> Result<Vec<u64>, OpsError> {
+        match kind {
+            0 => self.run(steps),
+            1 => self.run_varied(steps),
+            _ => self.run_alternating(steps),
+        }
+    }
+
     /// The observer's report.
     pub fn report(&mut self) -> Report {
         self.ops
