@@ -103,15 +103,21 @@ impl PlanCache {
     #[inline]
     fn bucket(&self, site: usize, name: &str) -> usize {
         const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut h = (site as u64).wrapping_mul(K);
-        let mut words = name.as_bytes().chunks_exact(8);
-        for w in &mut words {
-            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+        let b = name.as_bytes();
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // Every byte of the name: a helper's names per field and face differ anywhere.
+        let mut h = mix((site as u64).wrapping_mul(K), b.len() as u64);
+        if b.len() >= 8 {
+            for w in b.chunks_exact(8) {
+                h = mix(h, word(w));
+            }
+            // The last eight bytes (overlapping the last whole word when the length is not a
+            // multiple of eight).
+            h = mix(h, word(&b[b.len() - 8..]));
+        } else {
+            h = mix(h, b.iter().rev().fold(0u64, |t, &c| t << 8 | u64::from(c)));
         }
-        let mut tail = [0u8; 8];
-        tail[..words.remainder().len()].copy_from_slice(words.remainder());
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ name.len() as u64).wrapping_mul(K);
         (h >> 32) as usize & (self.buckets.len() - 1)
     }
 
