@@ -107,11 +107,6 @@ impl Prog {
             .par_loop(fill, "init", &g, all, &[Arg::idx(), self.u.arg(&pt, Write)])
     }
 
-    /// One time step; its sum.
-    pub fn step(&mut self) -> Result<f64, OpsError> {
-        self.step_with(false, false, false)
-    }
-
     /// One time step, with an extra loop before it (`front`) or in its middle (`mid`), or its
     /// mesh added from `u` instead (`alt`: another call shape at the same location): a program
     /// whose steps differ now and then; its sum.
@@ -172,48 +167,29 @@ impl Prog {
 
     /// Start-up, `steps` steps, the end of the run: the sums' bits.
     pub fn run(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
-        self.start()?;
-        let sums = (0..steps)
-            .map(|_| self.step().map(f64::to_bits))
-            .collect::<Result<_, _>>()?;
-        self.ops.finish()?;
-        Ok(sums)
+        self.run_kind(0, steps)
     }
 
-    /// [`Prog::run`] of steps that differ now and then ([`Prog::step_with`]): an extra loop
-    /// before every eleventh step from the seventh and in the middle of every fifth from the
-    /// third, `u` added instead of the mesh in every thirteenth from the ninth.
-    pub fn run_varied(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
+    /// Runs `steps` steps of the program `kind` ([`Prog::step_with`]) from start-up to the end
+    /// of the run; the sums' bits. 0: every step alike; 1: steps that differ now and then (an
+    /// extra loop before every eleventh step from the seventh and in the middle of every fifth
+    /// from the third, `u` added instead of the mesh in every thirteenth from the ninth); 2:
+    /// two kinds of step taking turns (`u` added instead of the mesh every other step), as
+    /// directional sweeps that swap their order.
+    pub fn run_kind(&mut self, kind: u8, steps: usize) -> Result<Vec<u64>, OpsError> {
         self.start()?;
         let sums = (0..steps)
             .map(|i| {
-                self.step_with(i % 11 == 7, i % 5 == 3, i % 13 == 9)
-                    .map(f64::to_bits)
+                let (front, mid, alt) = match kind {
+                    0 => (false, false, false),
+                    1 => (i % 11 == 7, i % 5 == 3, i % 13 == 9),
+                    _ => (false, false, i % 2 == 1),
+                };
+                self.step_with(front, mid, alt).map(f64::to_bits)
             })
             .collect::<Result<_, _>>()?;
         self.ops.finish()?;
         Ok(sums)
-    }
-
-    /// [`Prog::run`] of steps of two kinds taking turns (`u` added instead of the mesh every
-    /// other step, [`Prog::step_with`]), as directional sweeps that swap their order.
-    pub fn run_alternating(&mut self, steps: usize) -> Result<Vec<u64>, OpsError> {
-        self.start()?;
-        let sums = (0..steps)
-            .map(|i| self.step_with(false, false, i % 2 == 1).map(f64::to_bits))
-            .collect::<Result<_, _>>()?;
-        self.ops.finish()?;
-        Ok(sums)
-    }
-
-    /// Runs `steps` steps of the program `kind`: 0 [`Prog::run`], 1 [`Prog::run_varied`], 2
-    /// [`Prog::run_alternating`].
-    pub fn run_kind(&mut self, kind: u8, steps: usize) -> Result<Vec<u64>, OpsError> {
-        match kind {
-            0 => self.run(steps),
-            1 => self.run_varied(steps),
-            _ => self.run_alternating(steps),
-        }
     }
 
     /// The observer's report.
