@@ -619,11 +619,7 @@ impl CallLog {
     /// comparison. True when the location's previous call had that shape too.
     #[inline]
     pub(crate) fn record_known(&mut self, loc: u32, known: Recorded, plan: &LoopPlan<'_>) -> bool {
-        let same = self
-            .by_loc
-            .get(loc as usize)
-            .and_then(|h| h.latest.as_ref())
-            .is_some_and(|k| k.shape == known.shape);
+        let same = self.latest_shape(loc) == Some(known.shape);
         if same && known.globals == 0 {
             self.record_plain(known.shape);
             return true;
@@ -642,6 +638,7 @@ impl CallLog {
     }
 
     /// The logged shape of location `loc`'s latest call.
+    #[inline]
     pub(crate) fn latest_shape(&self, loc: u32) -> Option<u32> {
         let h = self.by_loc.get(loc as usize)?;
         h.latest.as_ref().map(|k| k.shape)

@@ -93,7 +93,7 @@ pub(super) struct Checkpointing {
     pub unobserved: Option<(String, u64)>,
 }
 
-/// Passes are timed one in this many (after the first this many, all timed).
+/// Passes are timed one in this many, once this many were all timed.
 pub const PASS_TIMED: u64 = 8;
 
 impl Checkpointing {

@@ -170,18 +170,11 @@ impl Resilience {
         if self.start_pass(shape) && self.repeat_loop(plan) {
             return Steady::Run;
         }
-        self.steady_loops += 1;
         self.inject(index, plan);
         self.track.sync(rt);
         let same = self.track.calls.record_known(loc, logged, plan);
         self.index += 1;
-        self.settle_pass();
-        let fp = match self.seen(plan) {
-            Some(seen) => Arc::clone(&seen.fp),
-            None => unreachable!("seen above"),
-        };
-        let quiet = self.track_steady(loc, index, fp, same);
-        self.observe_step(shape, loc, same, quiet);
+        self.track_logged(shape, loc, index, same);
         Steady::Run
     }
 
@@ -198,17 +191,16 @@ impl Resilience {
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
         let stall0 = self.clock.stall;
-        let repeated = self.passes.active && self.repeat_loop(plan);
-        let a = match if repeated {
-            Steady::Run
+        let a = if self.passes.active && self.repeat_loop(plan) {
+            LoopAction::Run
         } else {
-            self.steady_loop(rt, plan)
-        } {
-            Steady::Run => LoopAction::Run,
-            Steady::Anchor => self.before_loop_inner(rt, plan),
-            Steady::No => {
-                self.interrupt_pass();
-                self.before_loop_inner(rt, plan)
+            match self.steady_loop(rt, plan) {
+                Steady::Run => LoopAction::Run,
+                Steady::Anchor => self.before_loop_inner(rt, plan),
+                Steady::No => {
+                    self.interrupt_pass();
+                    self.before_loop_inner(rt, plan)
+                }
             }
         };
         if let Some(t0) = t0 {

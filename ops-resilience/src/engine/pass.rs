@@ -131,6 +131,13 @@ impl Passes {
         }
     }
 
+    /// Makes spare template `i` the one tried first (the other becomes a spare).
+    fn promote(&mut self, i: usize) {
+        let t = self.spare.swap_remove(i);
+        let old = self.template.replace(t);
+        self.spare.extend(old);
+    }
+
     /// Forgets every pass (a restart restores other locations and shapes).
     pub fn forget(&mut self) {
         let off = self.off;
@@ -171,9 +178,7 @@ impl Resilience {
         let whole = p.whole && !p.cur.is_empty() && p.cur.len() <= MAX_PASS;
         if whole {
             if let Some(i) = p.spare.iter().position(|t| t.repeats(&p.cur)) {
-                let t = p.spare.swap_remove(i);
-                let old = p.template.replace(t);
-                p.spare.extend(old);
+                p.promote(i);
             }
         }
         let known = whole && p.template.as_ref().is_some_and(|t| t.repeats(&p.cur));
@@ -299,9 +304,7 @@ impl Resilience {
         match found {
             Some(spare) => {
                 if let Some(i) = spare {
-                    let t = p.spare.swap_remove(i);
-                    let old = p.template.replace(t);
-                    p.spare.extend(old);
+                    p.promote(i);
                 }
                 p.active = true;
                 p.deferred = 0;
@@ -358,15 +361,26 @@ impl Resilience {
         if same == c.step.same {
             return true;
         }
+        self.track_logged(shape, loc, index, same);
+        false
+    }
+
+    /// A loop on the steady path whose call is logged, not deferred: the pass's deferred
+    /// loops tracked first, then this one, noted in the pass's observation.
+    pub(super) fn track_logged(&mut self, shape: u32, loc: u32, index: u64, same: bool) {
         self.settle_pass();
         self.steady_loops += 1;
-        let fp = match self.shapes.get(shape as usize) {
-            Some(Some(seen)) => Arc::clone(&seen.fp),
-            _ => unreachable!("a template's shapes were seen"),
-        };
+        let fp = self.shape_fp(shape);
         let quiet = self.track_steady(loc, index, fp, same);
         self.observe_step(shape, loc, same, quiet);
-        false
+    }
+
+    /// The footprint of a call shape seen before.
+    fn shape_fp(&self, shape: u32) -> Arc<Footprint> {
+        match self.shapes.get(shape as usize) {
+            Some(Some(seen)) => Arc::clone(&seen.fp),
+            _ => unreachable!("a steady loop's shape was seen"),
+        }
     }
 
     /// Tracks the deferred loops of the pass in progress as the steady path would have, if
@@ -393,10 +407,7 @@ impl Resilience {
         let start = self.passes.start;
         let mut whole = true;
         for (i, s) in t.calls[..n].iter().map(|c| c.step).enumerate() {
-            let fp = match self.shapes.get(s.shape as usize) {
-                Some(Some(seen)) => Arc::clone(&seen.fp),
-                _ => unreachable!("a deferred loop's shape was seen"),
-            };
+            let fp = self.shape_fp(s.shape);
             whole &= self.track_steady(s.loc, start + i as u64, fp, s.same);
         }
         let p = &mut self.passes;
