@@ -722,21 +722,30 @@ impl CallLog {
     fn record_globals(&mut self, shape: u32, globals: u32, call: &Call<'_>) {
         let s = shape as usize;
         // A shape without global constants (most) keeps no values to compare.
+        // The shape's previous values become this call's in the same pass that compares them.
         let changed = globals > 0 && {
-            let last = &self.last[s];
+            let last = &mut self.last[s];
             let (mut n, mut differ) = (0, false);
             call.each_global(|b| {
-                differ |= last.get(n) != Some(&b);
+                match last.get_mut(n) {
+                    Some(v) => {
+                        differ |= *v != b;
+                        *v = b;
+                    }
+                    None => {
+                        differ = true;
+                        last.push(b);
+                    }
+                }
                 n += 1;
             });
-            differ || n != last.len()
+            differ |= n != last.len();
+            last.truncate(n);
+            differ
         };
         push_varint(&mut self.records, ((s as u64) << 1) | u64::from(changed));
         if changed {
-            let last = &mut self.last[s];
-            last.clear();
-            call.each_global(|b| last.push(b));
-            for b in last.iter() {
+            for b in &self.last[s] {
                 self.records.extend_from_slice(&b.to_le_bytes());
             }
         }

@@ -25,8 +25,9 @@ pub(super) const MAX_SHAPES: usize = 1 << 16;
 enum Steady {
     /// Done: the loop runs.
     Run,
-    /// At the chosen location, its pass ended: the full path takes it.
-    Anchor,
+    /// At the chosen location, with a checkpoint due: the full path takes it, its pass counted
+    /// and the checkpoint found due ([`Resilience::anchor_boundary`]).
+    Due,
     /// Not a steady loop: the full path takes it.
     No,
 }
@@ -40,7 +41,18 @@ pub(super) struct SeenShape {
 
 impl Resilience {
     /// A failure injected for tests (`OPS_INJECT_FAILURE=loop:N|sigterm:N`).
+    #[inline(always)]
     pub(super) fn inject(&self, index: u64, plan: &LoopPlan<'_>) {
+        let at = &self.cfg.inject;
+        if at.loop_index == Some(index) || at.sigterm_at == Some(index) {
+            self.inject_now(index, plan);
+        }
+    }
+
+    /// [`Resilience::inject`] at the loop it names.
+    #[cold]
+    #[inline(never)]
+    fn inject_now(&self, index: u64, plan: &LoopPlan<'_>) {
         if self.cfg.inject.loop_index == Some(index) {
             eprintln!(
                 "ops-resilience: OPS_INJECT_FAILURE=loop:{index}: killing the process before \
@@ -131,11 +143,12 @@ impl Resilience {
 
     /// Most loops of a long run: a loop of the decided time step, of a shape seen before,
     /// with nothing else going on (no replay, no region open, nothing pacing checkpoints but
-    /// the chosen location, nothing refused). A loop other than the chosen location does what
-    /// [`Resilience::before_loop_inner`] would (count, record the call, verify the decision,
-    /// record the writes), without the checks that would all find nothing to do, or defers
-    /// all but the call record while its pass repeats the template ([`super::pass`]); the
-    /// chosen location ends the pass and takes the full path.
+    /// the chosen location, nothing refused). It does what [`Resilience::before_loop_inner`]
+    /// would (count, record the call, verify the decision, record the writes), without the
+    /// checks that would all find nothing to do, or defers all but the call record while its
+    /// pass repeats the template ([`super::pass`]). The chosen location ends a pass and begins
+    /// the next; it counts the pass and asks whether a checkpoint is due first, and takes the
+    /// full path if one is.
     #[inline(always)]
     fn steady_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> Steady {
         let index = self.index;
@@ -160,12 +173,14 @@ impl Resilience {
             return Steady::No;
         };
         let (loc, logged) = (seen.loc, seen.logged);
-        if loc == anchor {
-            self.end_pass(index);
-            return Steady::Anchor;
-        }
         if self.fps.len() <= loc as usize {
             return Steady::No;
+        }
+        if loc == anchor {
+            self.end_pass(index);
+            if self.anchor_boundary(rt, loc) {
+                return Steady::Due;
+            }
         }
         if self.start_pass(shape) && self.repeat_loop(plan) {
             return Steady::Run;
@@ -176,6 +191,15 @@ impl Resilience {
         self.index += 1;
         self.track_logged(shape, loc, index, same);
         Steady::Run
+    }
+
+    /// The chosen location on the steady path: counts the pass it ends (as the full path
+    /// does) and tells whether a checkpoint is due before it.
+    #[inline(never)]
+    fn anchor_boundary(&mut self, rt: &mut Runtime<'_>, loc: u32) -> bool {
+        self.ck.count_pass(self.clock.stall);
+        self.count_suspect(loc);
+        self.due(rt, true, loc)
     }
 
     /// [`LoopObserver::before_loop`] of any loop but an untimed one of a pass repeating the
@@ -196,10 +220,13 @@ impl Resilience {
         } else {
             match self.steady_loop(rt, plan) {
                 Steady::Run => LoopAction::Run,
-                Steady::Anchor => self.before_loop_inner(rt, plan),
+                Steady::Due => {
+                    self.interrupt_pass();
+                    self.before_loop_inner(rt, plan, true)
+                }
                 Steady::No => {
                     self.interrupt_pass();
-                    self.before_loop_inner(rt, plan)
+                    self.before_loop_inner(rt, plan, false)
                 }
             }
         };
@@ -225,7 +252,14 @@ impl Resilience {
         }
     }
 
-    fn before_loop_inner(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
+    /// Any loop, in any phase. `due`: at the chosen location, the steady path counted its pass
+    /// and found a checkpoint due ([`Resilience::anchor_boundary`]).
+    fn before_loop_inner(
+        &mut self,
+        rt: &mut Runtime<'_>,
+        plan: &LoopPlan<'_>,
+        due: bool,
+    ) -> LoopAction {
         let index = self.index;
         self.index += 1;
         let mut restored = false;
@@ -308,10 +342,10 @@ impl Resilience {
             return LoopAction::Skip;
         }
         let at = self.at_location(loc);
-        if at && !restored {
+        if at && !restored && !due {
             self.ck.count_pass(self.clock.stall);
         }
-        if !restored {
+        if !restored && !due {
             self.count_suspect(loc);
         }
         // A region spans at most one pass: it closes when its location recurs (saving what is
@@ -327,7 +361,11 @@ impl Resilience {
         {
             self.close_region(rt);
         }
-        if !restored && self.phase.normal() && self.ck.region.is_none() && self.due(rt, at, loc) {
+        if !restored
+            && self.phase.normal()
+            && self.ck.region.is_none()
+            && (due || self.due(rt, at, loc))
+        {
             let bound = region_bound(self.track.locs.locs[loc as usize].max_gap);
             let key = self.track.locs.key(loc).to_string();
             self.track.refresh_live(rt);

@@ -124,7 +124,7 @@ struct Dist {
 
 /// Where the time went.
 /// One loop in this many has its hook timed (see `before_loop`)...
-const HOOK_SAMPLE: u64 = 16;
+const HOOK_SAMPLE: u64 = 64;
 /// ... after this many loops, all timed.
 const HOOK_EXACT: u64 = 1024;
 /// Loops after which a learner that has not decided where checkpoints counted in time steps

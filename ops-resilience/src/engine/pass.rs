@@ -1,6 +1,6 @@
 //! Repeated passes of the decided time step, tracked whole.
 //!
-//! A pass is the loops between two occurrences of the chosen location. Once a pass tracked
+//! A pass is the loops from an occurrence of the chosen location to the next. Once a pass tracked
 //! loop by loop on the steady path repeated one of the two passes before it call shape for
 //! call shape, it becomes a template. A later pass that starts from the state the template
 //! needs (the verification state it started from; at each of its locations the latest call
@@ -75,6 +75,10 @@ struct Template {
     /// A pass of it leaves what it requires at its start (it can follow itself without
     /// checking its locations again).
     self_repeating: bool,
+    /// Self-repeating, and leaving the decision's verification state as it found it: a run
+    /// of its passes can be applied at once, when something reads the state
+    /// ([`Passes::pending`]).
+    lazy: bool,
     locs: Vec<PassLoc>,
     /// Datasets written, with the offset of the last write.
     writes: Vec<(u32, u64)>,
@@ -118,8 +122,17 @@ pub(super) struct Passes {
     /// `clean_epoch`.
     clean: bool,
     clean_epoch: u64,
-    /// Passes tracked whole, and passes cut short with loops deferred (tests and reports).
+    /// Passes of a lazy template that repeated it whole, one after another from loop
+    /// `pending_start`, not yet applied: the engine's state is what it was before them but
+    /// for the call log (and the verification state, which they leave as they found it). Any
+    /// reader of the state settles the pass first ([`Resilience::settle_pass`]), which applies
+    /// them.
+    pending: u64,
+    pending_start: u64,
+    /// Passes tracked whole, passes applied in runs of more than one (tests), and passes cut
+    /// short with loops deferred (tests and reports).
     pub repeated: u64,
+    pub applied_in_runs: u64,
     pub cut: u64,
 }
 
@@ -149,7 +162,7 @@ impl Passes {
 impl Resilience {
     /// The chosen location occurs at loop `index` on the steady path: the pass before it ends
     /// (applied whole if it repeated the template; else it may become the template), and the
-    /// next begins after it.
+    /// next begins with it.
     pub(super) fn end_pass(&mut self, index: u64) {
         let p = &mut self.passes;
         let complete = p.active
@@ -157,7 +170,19 @@ impl Resilience {
                 .as_ref()
                 .is_some_and(|t| t.calls.len() == p.deferred);
         if complete {
-            self.apply_template();
+            let p = &mut self.passes;
+            p.active = false;
+            p.deferred = 0;
+            let start = p.start;
+            match p.template.as_ref().is_some_and(|t| t.lazy) {
+                true => {
+                    if p.pending == 0 {
+                        p.pending_start = start;
+                    }
+                    p.pending += 1;
+                }
+                false => self.apply_template(start, 1),
+            }
             self.passes.clean = true;
         } else {
             self.settle_pass();
@@ -167,7 +192,7 @@ impl Resilience {
         p.clean_epoch = self.track.epoch();
         p.cur.clear();
         p.whole = !p.off;
-        p.start = index + 1;
+        p.start = index;
     }
 
     /// [`Resilience::end_pass`] of a pass not repeated whole: a whole pass equal to one of
@@ -264,9 +289,11 @@ impl Resilience {
             pl.requires
                 .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
         });
+        let lazy = self_repeating && verify_end == p.verify_start;
         Some(Template {
             calls,
             self_repeating,
+            lazy,
             locs,
             writes,
             verify_start: p.verify_start.clone(),
@@ -285,32 +312,31 @@ impl Resilience {
         }
         let steady = !self.views.in_closure && self.track.locs.first_pass_recur.is_some();
         let clean = p.clean && p.clean_epoch == self.track.epoch();
-        let fits = |t: &Template, clean: bool| {
-            t.calls.first().is_some_and(|c| c.step.shape == shape)
-                && self.learner.verify_state_is(&t.verify_start)
-                && ((clean && t.self_repeating)
-                    || t.locs.iter().all(|pl| {
-                        pl.requires
-                            .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
-                            && (!pl.writes || self.track.unchanged_now(pl.loc))
-                    }))
-        };
+        let first = |t: &Template| t.calls.first().is_some_and(|c| c.step.shape == shape);
+        // A pass after pending ones of a lazy template finds the state they found.
+        let run = |t: &Template| clean && t.lazy && p.pending > 0;
         let found = match p.template.as_ref() {
             _ if !steady => None,
-            Some(t) if fits(t, clean) => Some(None),
-            _ => p.spare.iter().position(|t| fits(t, false)).map(Some),
+            Some(t) if first(t) && (run(t) || self.fits(t, clean, 0)) => Some(None),
+            _ => p
+                .spare
+                .iter()
+                .position(|t| first(t) && self.fits(t, false, 0))
+                .map(Some),
         };
-        let p = &mut self.passes;
         match found {
             Some(spare) => {
                 if let Some(i) = spare {
-                    p.promote(i);
+                    self.apply_pending();
+                    self.passes.promote(i);
                 }
+                let p = &mut self.passes;
                 p.active = true;
                 p.deferred = 0;
                 true
             }
             None => {
+                let p = &mut self.passes;
                 if !self.learner.verify_state_into(&mut p.verify_start) {
                     p.whole = false;
                 }
@@ -319,19 +345,54 @@ impl Resilience {
         }
     }
 
+    /// Whether the state now is what template `t` requires at its start (`clean`: the latest
+    /// pass left what `t` left), but for the call shapes of the locations its first `from`
+    /// calls make (a pass that made those calls as `t` does, deferred, is switching to `t`:
+    /// they were checked at its start for the template it tried first, and deferred loops
+    /// change nothing else).
+    fn fits(&self, t: &Template, clean: bool, from: usize) -> bool {
+        self.learner.verify_state_is(&t.verify_start)
+            && ((clean && t.self_repeating)
+                || t.locs.iter().all(|pl| {
+                    (pl.first < from as u64
+                        || pl
+                            .requires
+                            .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r)))
+                        && (!pl.writes || self.track.unchanged_now(pl.loc))
+                }))
+    }
+
     /// A loop of a pass repeating the template, taken before anything else when its shape is
-    /// the template's next: its call is logged, the rest deferred (false, nothing done, for any
-    /// other loop).
+    /// the template's next (or a spare's that made the same calls so far,
+    /// [`Resilience::switch_template`]): its call is logged, the rest deferred (false,
+    /// nothing done, for any other loop).
     #[inline(always)]
     pub(super) fn repeat_loop(&mut self, plan: &LoopPlan<'_>) -> bool {
         let p = &self.passes;
-        let Some(c) = p.template.as_ref().and_then(|t| t.calls.get(p.deferred)) else {
+        let Some(t) = p.template.as_ref() else {
             return false;
         };
-        if plan.shape != Some(c.step.shape) {
-            return false;
+        match t.calls.get(p.deferred) {
+            Some(c) if plan.shape == Some(c.step.shape) => self.repeat_call(c.plain, plan),
+            // The first call's shape is one of the chosen location's, which begins a pass and
+            // occurs nowhere else in one: the pass in progress ends here.
+            _ if p.spare.is_empty() || plan.shape == Some(t.calls[0].step.shape) => false,
+            _ => self.repeat_switched(plan),
         }
-        let plain = c.plain;
+    }
+
+    /// [`Resilience::repeat_loop`] of a call that is not the template's next.
+    #[inline(never)]
+    fn repeat_switched(&mut self, plan: &LoopPlan<'_>) -> bool {
+        match self.switch_template(plan).map(|c| c.plain) {
+            Some(plain) => self.repeat_call(plain, plan),
+            None => false,
+        }
+    }
+
+    /// [`Resilience::repeat_loop`] of the template's next call (`plain`: [`Call::plain`]).
+    #[inline(always)]
+    fn repeat_call(&mut self, plain: Option<u32>, plan: &LoopPlan<'_>) -> bool {
         let index = self.index;
         self.index += 1;
         self.inject(index, plan);
@@ -344,6 +405,33 @@ impl Resilience {
         }
         self.passes.deferred += 1;
         true
+    }
+
+    /// A pass repeating the template calls another shape than the template's next (or one
+    /// more): a spare template that made the same calls so far and makes this one next takes
+    /// the template's place if the state at the pass's start fits it (a time step taking turns
+    /// between kinds that differ after their first loop); its next call, if one does.
+    #[inline(never)]
+    fn switch_template(&mut self, plan: &LoopPlan<'_>) -> Option<&Call> {
+        let p = &self.passes;
+        let (t, k, shape) = (p.template.as_ref()?, p.deferred, plan.shape?);
+        if !p.active || k == 0 {
+            return None;
+        }
+        let same_so_far = |s: &Template| {
+            s.calls.get(k).is_some_and(|c| c.step.shape == shape)
+                && s.calls[..k]
+                    .iter()
+                    .zip(&t.calls[..k])
+                    .all(|(a, b)| a.step == b.step)
+        };
+        let i = p
+            .spare
+            .iter()
+            .position(|s| same_so_far(s) && self.fits(s, false, k))?;
+        self.apply_pending();
+        self.passes.promote(i);
+        self.passes.template.as_ref()?.calls.get(k)
     }
 
     /// [`Resilience::repeat_loop`] of a call logged with its constants or after another
@@ -386,6 +474,7 @@ impl Resilience {
     /// Tracks the deferred loops of the pass in progress as the steady path would have, if
     /// any: the pass no longer repeats the template.
     pub(super) fn settle_pass(&mut self) {
+        self.apply_pending();
         let p = &mut self.passes;
         if !p.active {
             return;
@@ -399,7 +488,7 @@ impl Resilience {
             // Longer than the template: its loops so far did what the template's did.
             self.passes.cur.extend(t.calls.iter().map(|c| c.step));
             self.passes.template = Some(t);
-            self.apply_template();
+            self.apply_template(self.passes.start, 1);
             return;
         }
         self.passes.cut += 1;
@@ -416,26 +505,46 @@ impl Resilience {
         p.template = Some(t);
     }
 
-    /// What the template's loops did, applied once to the pass that repeated it whole.
-    fn apply_template(&mut self) {
+    /// The pending passes ([`Passes::pending`]), applied.
+    fn apply_pending(&mut self) {
+        let n = std::mem::take(&mut self.passes.pending);
+        if n > 1 {
+            self.passes.applied_in_runs += n;
+        }
+        if n > 0 {
+            self.apply_template(self.passes.pending_start, n);
+        }
+    }
+
+    /// What the template's loops did, applied once to `n` passes that repeated it whole one
+    /// after another from loop `start`.
+    fn apply_template(&mut self, start: u64, n: u64) {
         let p = &mut self.passes;
-        p.active = false;
-        p.deferred = 0;
-        p.repeated += 1;
-        let start = p.start;
+        p.repeated += n;
         let t = p.template.as_ref().expect("a template");
-        self.steady_loops += t.calls.len() as u64;
+        let len = t.calls.len() as u64;
+        self.steady_loops += len * n;
+        let last_start = start + (n - 1) * len;
         for pl in &t.locs {
-            self.track
-                .locs
-                .count_repeat(pl.loc, start + pl.first, pl.k, start + pl.last, pl.gap);
+            // From its last call in a pass to its first in the next.
+            let gap = match n {
+                1 => pl.gap,
+                _ => pl.gap.max(len - pl.last + pl.first),
+            };
+            self.track.locs.count_repeat(
+                pl.loc,
+                start + pl.first,
+                pl.k * n,
+                last_start + pl.last,
+                gap,
+            );
             let fp = &mut self.fps[pl.loc as usize];
             if !fp.as_ref().is_some_and(|f| Arc::ptr_eq(f, &pl.fp_end)) {
                 *fp = Some(Arc::clone(&pl.fp_end));
             }
         }
         for &(d, off) in &t.writes {
-            self.track.dats[d as usize].last_write = Some(start + off);
+            self.track.dats[d as usize].last_write = Some(last_start + off);
         }
         self.learner.set_verify_state(&t.verify_end);
     }
@@ -506,6 +615,11 @@ mod tests {
             let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
             let (repeated, cut) = (r.passes.repeated, r.passes.cut);
             assert!(repeated > 500, "program {kind}: {repeated} passes repeated");
+            let runs = r.passes.applied_in_runs;
+            // Passes taking turns between two templates are applied one by one.
+            if kind != 2 {
+                assert!(runs > 300, "program {kind}: {runs} passes applied in runs");
+            }
             if kind == 1 {
                 assert!(cut > 50, "{cut} passes cut short");
             }

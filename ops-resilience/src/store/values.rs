@@ -73,7 +73,8 @@ const PIECE: usize = 64 << 10;
 struct Piece {
     /// Where the piece starts in the log.
     start: usize,
-    bytes: std::sync::Arc<[u8]>,
+    /// (Not an `Arc<[u8]>`: converting the filled vector into one would copy it.)
+    bytes: std::sync::Arc<Vec<u8>>,
     /// CRC-32 of the log from its start to this piece's end, so that a history's checksum
     /// reads its tail only, however long the log.
     upto: crc32fast::Hasher,
@@ -88,7 +89,7 @@ impl Piece {
         upto.update(&bytes);
         Piece {
             start,
-            bytes: bytes.into(),
+            bytes: std::sync::Arc::new(bytes),
             upto,
         }
     }
