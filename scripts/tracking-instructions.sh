@@ -8,8 +8,12 @@
 # than the instructions. Prints per program: the instructions off and tracked, the difference per
 # loop and as a share of the run, and the tracked run's extra D1 misses per loop.
 #
-#   bash scripts/tracking-instructions.sh            # all three programs (CloverLeaf takes minutes)
-#   bash scripts/tracking-instructions.sh heat tea   # a selection: clover, tea, heat
+#   bash scripts/tracking-instructions.sh            # all four programs (CloverLeaf takes minutes)
+#   bash scripts/tracking-instructions.sh heat tea   # a selection: clover, tea, heat, heat30
+#
+# heat: ops-heat 64x64 as it converges (9 loops per step, 3 reduction results, one call with a
+# constant); heat30: the same with every inner solve sweeping 4 times (`--tol 0`: 30 loops
+# per step, 6 reduction results, 4 calls with a constant).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || {
@@ -17,7 +21,7 @@ command -v valgrind >/dev/null || {
   exit 1
 }
 which=("$@")
-[ ${#which[@]} -gt 0 ] || which=(heat tea clover)
+[ ${#which[@]} -gt 0 ] || which=(heat heat30 tea clover)
 # Valgrind does not decode AVX-512: this build targets x86-64-v3, in its own directory.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target/valgrind}"
 RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release -q -p cloverleaf -p tealeaf -p ops
@@ -52,10 +56,12 @@ for w in "${which[@]}"; do
   case "$w" in
     heat) measure "ops-heat 64x64, 20000 steps" \
       "$bin/ops-heat" --n 64 --steps 20000 --ops-backend seq ;;
+    heat30) measure "ops-heat 64x64 --tol 0, 20000 steps" \
+      "$bin/ops-heat" --n 64 --steps 20000 --tol 0 --ops-backend seq ;;
     tea) measure "TeaLeaf tea_bm_2 (250x250)" \
       "$bin/tealeaf" apps/tealeaf/decks/tea_bm_2.in --ops-backend seq ;;
     clover) measure "CloverLeaf 960x960, 87 steps" \
       "$bin/cloverleaf" --no-progress --ops-backend seq ;;
-    *) echo "tracking-instructions: unknown program '$w' (clover, tea, heat)" >&2; exit 2 ;;
+    *) echo "tracking-instructions: unknown program '$w' (clover, tea, heat, heat30)" >&2; exit 2 ;;
   esac
 done

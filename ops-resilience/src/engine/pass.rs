@@ -484,6 +484,8 @@ impl Resilience {
         let Some(t) = p.template.take() else {
             return;
         };
+        // The pass goes on loop by loop from the state the template found at its start.
+        p.verify_start.clone_from(&t.verify_start);
         if n == t.calls.len() {
             // Longer than the template: its loops so far did what the template's did.
             self.passes.cur.extend(t.calls.iter().map(|c| c.step));
@@ -602,11 +604,12 @@ mod tests {
     /// regions and value logs, locations with counts and gaps, the learner, the datasets'
     /// last writes, the call log, the report), in a program whose steps are all alike, in one
     /// whose steps differ now and then (passes cut short in their middle, passes longer than
-    /// the template, another call shape at a location) and in one whose steps take turns
-    /// between two kinds.
+    /// the template, another call shape at a location), in one whose steps take turns
+    /// between two kinds (repeated by switching templates at their first difference) and in
+    /// one with a loop more every fourth step.
     #[test]
     fn passes_repeated_whole_leave_what_tracking_every_loop_leaves() {
-        for kind in [0, 1, 2] {
+        for kind in [0, 1, 2, 3] {
             let by_loop = run_and_keep(true, false, kind);
             assert_eq!(run_and_keep(true, true, kind), by_loop, "program {kind}");
             let store = Kept::default();
