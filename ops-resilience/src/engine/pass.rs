@@ -1,17 +1,20 @@
 //! Repeated passes of the decided time step, tracked whole.
 //!
-//! A pass is the loops from an occurrence of the chosen location to the next. Once a pass tracked
-//! loop by loop on the steady path repeated one of the two passes before it call shape for
-//! call shape, it becomes a template. A later pass that starts from the state the template
+//! A pass is the loops from an occurrence of the chosen location to the next. Once a pass
+//! tracked loop by loop on the steady path repeated one of the two passes before it call shape
+//! for call shape, it becomes a template. A later pass that starts from the state the template
 //! needs (the verification state it started from; at each of its locations the latest call
 //! shape its first call took for the previous one, and writes that change nothing) and calls
 //! the same shapes does what the template did, shifted by the loops in between: the tracker
 //! is deterministic. Such a pass logs each call as it comes (the log must hold every call in
 //! order, with its constants) and defers the rest: the locations' counts, gaps and footprints,
 //! the decision's check and the write record are applied once, when the pass ends, from the
-//! template's summary. A pass that turns out otherwise (another shape, a longer or shorter
-//! pass, anything else happening) has its deferred loops tracked one by one, as the steady
-//! path would have, before the loop that differs: nothing is ever guessed.
+//! template's summary; for a template whose pass leaves the state it needs, once for a whole
+//! run of its passes, when something reads the state. A pass that departs from the template
+//! goes on with a spare one that made the same calls so far, if one fits; else (another
+//! shape, a longer or shorter pass, anything else happening) it has its deferred loops
+//! tracked one by one, as the steady path would have, before the loop that differs: nothing
+//! is ever guessed.
 
 use std::sync::Arc;
 
