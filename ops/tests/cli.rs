@@ -494,6 +494,32 @@ fn most_passes_of_a_steady_run_are_tracked_whole() {
 }
 
 #[test]
+fn the_tolerance_sets_the_inner_sweeps_and_a_bad_one_is_refused() {
+    let s = Scratch::new("tol");
+    let loops = |tol: &str| {
+        let json = s.path(&format!("d{tol}.json"));
+        let arg = format!("--tol={tol}");
+        let o = run(heat_sized(
+            "8",
+            "100",
+            &s.path("out.txt"),
+            &[&arg, "--ops-diags-json", json.to_str().unwrap()],
+        ));
+        assert!(o.status.success(), "{}", text(&o));
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        j["loops"].as_u64().unwrap()
+    };
+    // Four sweeps of 7 loops in every step against one.
+    assert_eq!(loops("0") - loops("1e9"), 100 * 3 * 7);
+    for bad in ["-1", "nan", "x"] {
+        let o = run(heat(&s.path("out.txt"), &[&format!("--tol={bad}")]));
+        assert!(!o.status.success());
+        assert!(text(&o).contains("--tol"), "{}", text(&o));
+    }
+}
+
+#[test]
 fn no_flags_no_observer() {
     // Without checkpoint or diagnostics flags nothing is installed: no directory appears and
     // nothing is printed.
