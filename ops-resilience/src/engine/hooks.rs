@@ -151,7 +151,6 @@ impl Resilience {
     /// full path if one is.
     #[inline(always)]
     fn steady_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> Steady {
-        let index = self.index;
         let quiet = self.steady_path
             && self.phase.normal()
             && self.error.is_none()
@@ -176,7 +175,21 @@ impl Resilience {
         if self.fps.len() <= loc as usize {
             return Steady::No;
         }
-        if loc == anchor {
+        self.steady_known(rt, plan, (loc, logged, shape), loc == anchor)
+    }
+
+    /// [`Resilience::steady_loop`] of a loop found steady, of location `loc` (`anchor`: the
+    /// chosen one), logged shape `logged` and runtime shape `shape`.
+    #[inline(always)]
+    fn steady_known(
+        &mut self,
+        rt: &mut Runtime<'_>,
+        plan: &LoopPlan<'_>,
+        (loc, logged, shape): (u32, crate::calls::Recorded, u32),
+        anchor: bool,
+    ) -> Steady {
+        let index = self.index;
+        if anchor {
             self.end_pass(index);
             if self.anchor_boundary(rt, loc) {
                 return Steady::Due;
@@ -218,23 +231,35 @@ impl Resilience {
         let a = if self.passes.active && self.repeat_loop(plan) {
             LoopAction::Run
         } else {
-            match self.steady_loop(rt, plan) {
-                Steady::Run => LoopAction::Run,
-                Steady::Due => {
-                    self.interrupt_pass();
-                    self.before_loop_inner(rt, plan, true)
-                }
-                Steady::No => {
-                    self.interrupt_pass();
-                    self.before_loop_inner(rt, plan, false)
-                }
-            }
+            let steady = self.steady_loop(rt, plan);
+            self.after_steady(rt, plan, steady)
         };
         if let Some(t0) = t0 {
             let stall = self.clock.stall.saturating_sub(stall0);
             let own = t0.elapsed().saturating_sub(stall);
             self.clock.hook += own * scale as u32;
         }
+        self.hook_done(rt, a)
+    }
+
+    /// Where [`Resilience::steady_loop`] left a loop: done, or to the full path.
+    fn after_steady(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>, s: Steady) -> LoopAction {
+        match s {
+            Steady::Run => LoopAction::Run,
+            Steady::Due => {
+                self.interrupt_pass();
+                self.before_loop_inner(rt, plan, true)
+            }
+            Steady::No => {
+                self.interrupt_pass();
+                self.before_loop_inner(rt, plan, false)
+            }
+        }
+    }
+
+    /// The end of a timed hook: the runtime's optional hooks for the next loop, and the
+    /// action (refused if a hook failed).
+    fn hook_done(&mut self, rt: &mut Runtime<'_>, a: LoopAction) -> LoopAction {
         let replaying = self.phase.replaying();
         if replaying && a == LoopAction::Run {
             self.clock.replay_loop_started = Some(Instant::now());
@@ -250,6 +275,23 @@ impl Resilience {
             Some(_) => LoopAction::Refuse,
             None => a,
         }
+    }
+
+    /// The chosen location after a pass of a run of passes not yet applied
+    /// ([`super::pass`]): the steady path without its checks, which hold all through a run
+    /// (whatever could change them applies the run first). `None` for any other loop.
+    #[inline(never)]
+    fn next_pass_of_run(
+        &mut self,
+        rt: &mut Runtime<'_>,
+        plan: &LoopPlan<'_>,
+    ) -> Option<LoopAction> {
+        let shape = plan.shape.filter(|&s| self.passes.run_goes_on(s))?;
+        let seen = self.seen(plan)?;
+        let known = (seen.loc, seen.logged, shape);
+        let steady = self.steady_known(rt, plan, known, true);
+        let a = self.after_steady(rt, plan, steady);
+        Some(self.hook_done(rt, a))
     }
 
     /// Any loop, in any phase. `due`: at the chosen location, the steady path counted its pass
@@ -428,12 +470,17 @@ impl LoopObserver for Resilience {
     }
 
     fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
-        // A loop of a pass repeating the template, of those `before_loop_timed` leaves untimed:
-        // nothing else to do (no replay, so the runtime's optional hooks stay off; nothing
-        // refused).
+        // A loop of a pass repeating the template, or the chosen location continuing a run of
+        // them, of those `before_loop_timed` leaves untimed: nothing else to do (no replay, so
+        // the runtime's optional hooks stay off; nothing refused).
         let untimed = self.index >= HOOK_EXACT && !self.index.is_multiple_of(HOOK_SAMPLE);
-        if self.passes.active && untimed && self.error.is_none() && self.repeat_loop(plan) {
-            return LoopAction::Run;
+        if self.passes.active && untimed && self.error.is_none() {
+            if self.repeat_loop(plan) {
+                return LoopAction::Run;
+            }
+            if let Some(a) = self.next_pass_of_run(rt, plan) {
+                return a;
+            }
         }
         self.before_loop_timed(rt, plan)
     }

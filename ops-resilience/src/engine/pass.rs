@@ -154,6 +154,18 @@ impl Passes {
         self.spare.extend(old);
     }
 
+    /// Whether a loop of runtime shape `shape` is the chosen location after a pass of a run of
+    /// passes not yet applied (`pending`), of the template's shapes: the run goes on.
+    #[inline]
+    pub fn run_goes_on(&self, shape: u32) -> bool {
+        self.template.as_ref().is_some_and(|t| {
+            self.pending > 0
+                && t.lazy
+                && self.deferred == t.calls.len()
+                && t.calls[0].step.shape == shape
+        })
+    }
+
     /// Forgets every pass (a restart restores other locations and shapes).
     pub fn forget(&mut self) {
         let off = self.off;
