@@ -223,7 +223,7 @@ impl Resilience {
         // (checkpoint stalls left out): two clock reads per loop would be a good part of what
         // they measure on small loops. The first loops, which set things up, are all timed, and
         // so are the loops at which the learner analyses its recording (sampling would count
-        // such a loop sixteen times or not at all).
+        // such a loop HOOK_SAMPLE times or not at all).
         let exact = self.index < HOOK_EXACT || self.learner.analyses_at(self.index);
         let scale = if exact { 1 } else { HOOK_SAMPLE };
         let t0 = (exact || self.index.is_multiple_of(HOOK_SAMPLE)).then(Instant::now);
@@ -257,8 +257,8 @@ impl Resilience {
         }
     }
 
-    /// The end of a timed hook: the runtime's optional hooks for the next loop, and the
-    /// action (refused if a hook failed).
+    /// The end of a hook that did more than defer a loop: the runtime's optional hooks for the
+    /// next loop, and the action (refused if a hook failed).
     fn hook_done(&mut self, rt: &mut Runtime<'_>, a: LoopAction) -> LoopAction {
         let replaying = self.phase.replaying();
         if replaying && a == LoopAction::Run {
