@@ -246,13 +246,9 @@ impl Resilience {
     fn after_steady(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>, s: Steady) -> LoopAction {
         match s {
             Steady::Run => LoopAction::Run,
-            Steady::Due => {
+            Steady::Due | Steady::No => {
                 self.interrupt_pass();
-                self.before_loop_inner(rt, plan, true)
-            }
-            Steady::No => {
-                self.interrupt_pass();
-                self.before_loop_inner(rt, plan, false)
+                self.before_loop_inner(rt, plan, matches!(s, Steady::Due))
             }
         }
     }
