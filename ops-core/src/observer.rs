@@ -20,6 +20,11 @@
 //! observer that needs them only now and then (the resilience layer, while replaying) says so
 //! with [`Runtime::set_hooks`], and the other loops are spared the calls.
 //!
+//! An observer that knows which loops come next can say so ([`Runtime::expect`]): loops of
+//! the call shapes it expects, in order, then run without calling it, and the runtime tells
+//! it how many did ([`LoopObserver::ran_as_expected`]) before it next calls it. A time step
+//! whose tracking the observer has summarised costs a comparison per loop instead of a call.
+//!
 //! Observers are `Any`, so code that installed one can reach it again through
 //! [`Ops::observer_mut`] and [`Ops::with_observer`] (the resilience layer's user API does
 //! this).
@@ -104,6 +109,75 @@ impl<'a> Runtime<'a> {
     /// spares every other loop the calls.
     pub fn set_hooks(&mut self, hooks: Hooks) {
         self.ops.hooks = hooks;
+    }
+
+    /// Says that the next loops will have the call shapes `shapes[from..to]`
+    /// ([`LoopPlan::shape`]), in order: while they do, they run without
+    /// [`LoopObserver::before_loop`] (nor any other hook but
+    /// [`LoopObserver::skip_unvalidated`], asked before the shape is known), and the runtime
+    /// tells the observer
+    /// how many ran ([`LoopObserver::ran_as_expected`]) before it next calls any of its hooks
+    /// or hands it out ([`Ops::observer_mut`], [`Ops::with_observer`]). The expectation ends
+    /// at the first loop of another shape (that loop is shown to `before_loop` as usual), at
+    /// `to`, and before any other hook that is given a `Runtime` runs, but the `after_loop`
+    /// of the loop whose hook set it (each may set another; an empty range expects nothing);
+    /// the hooks given none ([`LoopObserver::on_query`], [`LoopObserver::on_set`],
+    /// `skip_unvalidated`) leave it, so what an observer expects must not depend on what they
+    /// see. `to` is clamped to `shapes.len()`.
+    pub fn expect(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize) {
+        self.ops.expected.set(shapes, from, to);
+    }
+}
+
+/// What the observer expects of the next loops ([`Runtime::expect`]), and how far they went.
+pub(crate) struct Expected {
+    shapes: Arc<[u32]>,
+    /// The next loop expected, and the end.
+    next: usize,
+    end: usize,
+    /// Where the observer was last told the loops had got to.
+    told: usize,
+}
+
+impl Default for Expected {
+    fn default() -> Self {
+        Expected {
+            shapes: Arc::from([]),
+            next: 0,
+            end: 0,
+            told: 0,
+        }
+    }
+}
+
+impl Expected {
+    fn set(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize) {
+        if !Arc::ptr_eq(&self.shapes, shapes) {
+            self.shapes = Arc::clone(shapes);
+        }
+        self.end = to.min(shapes.len());
+        self.next = from.min(self.end);
+        self.told = self.next;
+    }
+
+    /// Whether a loop of shape `shape` is the next one expected (it is then counted).
+    #[inline(always)]
+    pub(crate) fn take(&mut self, shape: Option<u32>) -> bool {
+        let hit = self.next < self.end && shape == Some(self.shapes[self.next]);
+        self.next += usize::from(hit);
+        hit
+    }
+
+    /// The loops that ran as expected since the observer was last told, and whether the
+    /// expectation ends here (`end`).
+    #[inline]
+    pub(crate) fn untold(&mut self, end: bool) -> usize {
+        let n = self.next - self.told;
+        self.told = self.next;
+        if end {
+            self.end = self.next;
+        }
+        n
     }
 }
 
@@ -275,6 +349,12 @@ pub trait LoopObserver: Any + Send {
     /// runtime is dropped without it. A checkpointing observer flushes its store here.
     fn finish(&mut self, rt: &mut Runtime<'_>) {
         let _ = rt;
+    }
+
+    /// `n` loops ran as the observer expected ([`Runtime::expect`]) since it was last called:
+    /// told before any other hook, and before the runtime hands the observer out.
+    fn ran_as_expected(&mut self, n: usize) {
+        let _ = n;
     }
 
     /// Asked after every hook but `before_loop` (and after `before_loop` only when it answers

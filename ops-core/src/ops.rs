@@ -13,7 +13,7 @@ use crate::handles::{
     Stencil, StencilId,
 };
 use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
-use crate::observer::{Hooks, LoopAction, LoopObserver, ObserverError, Query, Runtime};
+use crate::observer::{Expected, Hooks, LoopAction, LoopObserver, ObserverError, Query, Runtime};
 use crate::profile::{self, LoopProfile};
 
 static NEXT_RT: AtomicU32 = AtomicU32::new(1);
@@ -86,6 +86,8 @@ pub struct Ops {
     observer: Option<Box<dyn LoopObserver>>,
     /// Which optional hooks the observer wants called ([`Runtime::set_hooks`]).
     pub(crate) hooks: Hooks,
+    /// The loops the observer expects next ([`Runtime::expect`]).
+    pub(crate) expected: Expected,
     /// Set once [`LoopObserver::finish`] ran (by `finish` or on drop).
     finished: bool,
     profiles: Vec<LoopProfile>,
@@ -177,6 +179,7 @@ impl Ops {
             reductions: Vec::new(),
             observer: None,
             hooks: Hooks::default(),
+            expected: Expected::default(),
             finished: false,
             profiles: Vec::new(),
             profile_index: HashMap::new(),
@@ -697,7 +700,7 @@ impl Ops {
         let i = r.id.index();
         let mut value = self.reductions[i].value;
         self.reductions[i].value = Scalar::identity(self.reductions[i].op, self.reductions[i].ty);
-        if let Some(mut obs) = self.observer.take() {
+        if let Some(mut obs) = self.take_observer(true) {
             let mut q = Query::Reduction {
                 id: r.id,
                 name: &self.reductions[i].name,
@@ -806,7 +809,7 @@ impl Ops {
                 got: values.len(),
             });
         }
-        if let Some(mut obs) = self.observer.take() {
+        if let Some(mut obs) = self.take_observer(false) {
             obs.before_set(&mut Runtime::new(self), dat.id, &range);
             let err = obs.take_error();
             self.restore_observer(obs);
@@ -816,7 +819,7 @@ impl Ops {
         }
         self.backend
             .upload(dat.id, &layout, &range, bytemuck::cast_slice(values))?;
-        if let Some(mut obs) = self.observer.take() {
+        if let Some(mut obs) = self.take_observer(true) {
             obs.on_set(dat.id, &range);
             let err = obs.take_error();
             self.observer = Some(obs);
@@ -845,7 +848,7 @@ impl Ops {
         let mut out: Vec<T> = vec![T::zeroed(); range.points() * layout.components];
         self.backend
             .download(dat.id, &layout, &range, bytemuck::cast_slice_mut(&mut out))?;
-        if let Some(mut obs) = self.observer.take() {
+        if let Some(mut obs) = self.take_observer(true) {
             let mut q = Query::Fetch {
                 dat: dat.id,
                 name: &self.dats[dat.id.index()].name,
@@ -889,6 +892,7 @@ impl Ops {
         &mut self,
         observer: Option<Box<dyn LoopObserver>>,
     ) -> Option<Box<dyn LoopObserver>> {
+        self.tell_observer(true);
         self.hooks = Hooks::default();
         std::mem::replace(&mut self.observer, observer)
     }
@@ -914,6 +918,7 @@ impl Ops {
     /// # Ok::<(), OpsError>(())
     /// ```
     pub fn observer_mut<T: LoopObserver>(&mut self) -> Option<&mut T> {
+        self.tell_observer(true);
         let obs: &mut dyn LoopObserver = self.observer.as_deref_mut()?;
         let any: &mut dyn std::any::Any = obs;
         any.downcast_mut::<T>()
@@ -949,6 +954,24 @@ impl Ops {
         out
     }
 
+    /// Tells the observer how many loops ran as it expected since it was last told
+    /// ([`Runtime::expect`]); `end`: the expectation ends.
+    fn tell_observer(&mut self, end: bool) {
+        let n = self.expected.untold(end);
+        if n > 0 {
+            if let Some(o) = self.observer.as_mut() {
+                o.ran_as_expected(n);
+            }
+        }
+    }
+
+    /// Takes the observer out for a hook, told first how many loops ran as it expected; `keep`:
+    /// the hook is given no `Runtime` (`on_query`, `on_set`), and the expectation stands.
+    fn take_observer(&mut self, keep: bool) -> Option<Box<dyn LoopObserver>> {
+        self.tell_observer(!keep);
+        self.observer.take()
+    }
+
     /// Puts back an observer taken out for a hook, unless the hook installed another one.
     fn restore_observer(&mut self, obs: Box<dyn LoopObserver>) {
         if self.observer.is_none() {
@@ -969,7 +992,7 @@ impl Ops {
         if let Some(path) = self.config.digest.clone() {
             crate::digest::write(self, &path)?;
         }
-        if let Some(mut obs) = self.observer.take() {
+        if let Some(mut obs) = self.take_observer(false) {
             obs.finish(&mut Runtime::new(self));
             let err = obs.take_error();
             self.restore_observer(obs);
@@ -1197,6 +1220,9 @@ impl Ops {
     /// Every loop, the application's and the runtime's own (boundary fills), goes through
     /// here: the observer's look before validation, validation, dispatch, profiling.
     pub(crate) fn run_loop(&mut self, req: LoopRequest<'_>) -> Result<()> {
+        if self.hooks.skip_unvalidated {
+            self.tell_observer(false);
+        }
         if let Some(o) = self
             .observer
             .as_mut()
@@ -1259,7 +1285,10 @@ impl Ops {
         plan: &LoopPlan<'_>,
         execution: Execution,
     ) -> Result<()> {
-        let mut observer = self.observer.take();
+        if self.expected.take(plan.shape) {
+            return self.run_plan(kernel, plan, execution);
+        }
+        let mut observer = self.take_observer(false);
         let action = match observer.as_mut() {
             Some(o) => {
                 let a = o.before_loop(&mut Runtime::new(self), plan);
@@ -1279,9 +1308,8 @@ impl Ops {
             }
             None => LoopAction::Run,
         };
-        let result = match (action, execution) {
-            (LoopAction::Run, Execution::Kernel) => self.execute(kernel, plan),
-            (LoopAction::Run, Execution::Copy { from }) => self.execute_copy(plan, &from),
+        let result = match action {
+            LoopAction::Run => self.run_plan(kernel, plan, execution),
             _ => Ok(()),
         };
         if let Some(o) = observer.as_mut().filter(|_| self.hooks.after_loop) {
@@ -1292,6 +1320,20 @@ impl Ops {
             self.observer = observer;
         }
         result
+    }
+
+    /// Runs a validated loop on the backend.
+    #[inline]
+    fn run_plan(
+        &mut self,
+        kernel: &dyn Kernel,
+        plan: &LoopPlan<'_>,
+        execution: Execution,
+    ) -> Result<()> {
+        match execution {
+            Execution::Kernel => self.execute(kernel, plan),
+            Execution::Copy { from } => self.execute_copy(plan, &from),
+        }
     }
 
     /// Runs a loop whose only effect is copying the box `from` of its written dataset to its

@@ -348,3 +348,150 @@ fn an_observer_can_ask_not_to_be_called_for_the_optional_hooks() {
     fill_a(&mut ops);
     assert_eq!(log.lock().unwrap().events, ["skip?", "after"]);
 }
+
+#[kernel]
+fn total(a: Read<f64>, s: Sum<f64>) {
+    s += a[(0, 0)];
+}
+
+/// Expects, after the first two loops, that the next loops repeat their shapes three times.
+struct Expecting {
+    seen: Vec<u32>,
+    calls: Arc<Mutex<Log>>,
+}
+
+impl Expecting {
+    fn push(&self, e: String) {
+        self.calls.lock().unwrap().events.push(e);
+    }
+}
+
+impl LoopObserver for Expecting {
+    fn before_loop(&mut self, rt: &mut Runtime<'_>, plan: &LoopPlan<'_>) -> LoopAction {
+        self.push(format!("before {}", plan.name));
+        // `skip_unvalidated`, asked before the shape is known, would be told at every loop.
+        rt.set_hooks(ops_core::Hooks {
+            skip_unvalidated: false,
+            after_loop: false,
+        });
+        self.seen.push(plan.shape.unwrap());
+        if self.seen.len() == 2 {
+            let (a, b) = (self.seen[0], self.seen[1]);
+            rt.expect(&Arc::from([a, b, a, b, a, b]), 0, 6);
+        }
+        LoopAction::Run
+    }
+    fn ran_as_expected(&mut self, n: usize) {
+        self.push(format!("ran {n}"));
+    }
+    fn on_query(&mut self, _query: &mut ops_core::Query<'_>) {
+        self.push("query".into());
+    }
+    fn before_set(&mut self, _rt: &mut Runtime<'_>, _dat: DatId, _range: &IterRange) {
+        self.push("before_set".into());
+    }
+}
+
+#[test]
+fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    ops.set_observer(Some(Box::new(Expecting {
+        seen: Vec::new(),
+        calls: log.clone(),
+    })));
+    let grid = ops.block("grid", 2).unwrap();
+    let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
+    let b = ops.dat::<f64, 2>(&grid, "b", [4, 4], Halo::none()).unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
+    let events = |log: &Arc<Mutex<Log>>| std::mem::take(&mut log.lock().unwrap().events);
+    let pair = |ops: &mut Ops| {
+        let all = [0..4, 0..4];
+        ops.par_loop(
+            fill,
+            "fill",
+            &grid,
+            all.clone(),
+            &[Arg::idx(), a.arg(&pt, Write)],
+        )
+        .unwrap();
+        ops.par_loop(total, "total", &grid, all, &[a.arg(&pt, Read), sum.arg()])
+            .unwrap();
+    };
+    pair(&mut ops);
+    assert_eq!(events(&log), ["before fill", "before total"]);
+    let first = ops.reduction_result(&sum).unwrap();
+    // Two pairs ran as expected (and really ran: their sums are there); the query is told
+    // first, and the expectation stands after it.
+    pair(&mut ops);
+    pair(&mut ops);
+    assert_eq!(ops.reduction_result(&sum).unwrap(), 2.0 * first);
+    pair(&mut ops);
+    assert_eq!(events(&log), ["query", "ran 4", "query"]);
+    // Six loops were expected: the seventh is shown to the observer, told first.
+    ops.par_loop(
+        fill,
+        "fill",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), a.arg(&pt, Write)],
+    )
+    .unwrap();
+    assert_eq!(events(&log), ["ran 2", "before fill"]);
+    // Another shape ends the expectation at once (the loop goes to the observer).
+    ops.set_observer(Some(Box::new(Expecting {
+        seen: Vec::new(),
+        calls: log.clone(),
+    })));
+    pair(&mut ops);
+    ops.par_loop(
+        fill,
+        "fill_b",
+        &grid,
+        [0..4, 0..4],
+        &[Arg::idx(), b.arg(&pt, Write)],
+    )
+    .unwrap();
+    assert_eq!(
+        events(&log),
+        ["before fill", "before total", "before fill_b"]
+    );
+    // A hook given a runtime, and reaching the observer through the runtime, tell it first
+    // and end the expectation.
+    let fresh = |ops: &mut Ops| {
+        ops.set_observer(Some(Box::new(Expecting {
+            seen: Vec::new(),
+            calls: log.clone(),
+        })));
+        pair(ops);
+        pair(ops);
+    };
+    fresh(&mut ops);
+    ops.set_data(&b, &[1.0; 16]).unwrap();
+    pair(&mut ops);
+    assert_eq!(
+        events(&log),
+        [
+            "before fill",
+            "before total",
+            "ran 2",
+            "before_set",
+            "before fill",
+            "before total"
+        ]
+    );
+    fresh(&mut ops);
+    assert!(ops.observer_mut::<Expecting>().is_some());
+    pair(&mut ops);
+    assert_eq!(
+        events(&log),
+        [
+            "before fill",
+            "before total",
+            "ran 2",
+            "before fill",
+            "before total"
+        ]
+    );
+}

@@ -532,6 +532,12 @@ impl Packed {
     }
 }
 
+/// Appends the record of a call [`CallLog::record_plain`] logs by its shape alone.
+#[inline(always)]
+pub(crate) fn encode_plain(out: &mut Vec<u8>, shape: u32) {
+    push_varint(out, u64::from(shape) << 1);
+}
+
 #[inline(always)]
 fn push_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -633,8 +639,16 @@ impl CallLog {
     /// is its whole record.
     #[inline(always)]
     pub(crate) fn record_plain(&mut self, shape: u32) {
-        push_varint(&mut self.records, u64::from(shape) << 1);
+        encode_plain(&mut self.records, shape);
         self.loops += 1;
+    }
+
+    /// Records `n` calls [`CallLog::record_plain`] would, their records encoded one after
+    /// another by [`encode_plain`] in `bytes`.
+    #[inline]
+    pub(crate) fn record_plain_run(&mut self, bytes: &[u8], n: usize) {
+        self.records.extend_from_slice(bytes);
+        self.loops += n as u64;
     }
 
     /// The logged shape of location `loc`'s latest call.

@@ -167,6 +167,10 @@ pub struct Resilience {
     steady_path: bool,
     /// Loops that took it.
     steady_loops: u64,
+    /// Loops of repeated passes run without the hook ([`Resilience::expect_rest`]; off in
+    /// tests that compare with the hook's path), and how many.
+    expect: bool,
+    expected_loops: u64,
     /// The passes of the decided time step, and the one they repeat.
     passes: pass::Passes,
     ck: Checkpointing,
@@ -222,6 +226,8 @@ impl Resilience {
             shapes: Vec::new(),
             steady_path: true,
             steady_loops: 0,
+            expect: true,
+            expected_loops: 0,
             passes: pass::Passes::new(),
             ck: Checkpointing::new(store),
             views: Views::default(),

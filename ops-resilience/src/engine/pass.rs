@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use ops_core::LoopPlan;
+use ops_core::{LoopPlan, Runtime};
 
 use super::Resilience;
 use crate::calls::Recorded;
@@ -75,6 +75,16 @@ struct Call {
 /// its start.
 struct Template {
     calls: Vec<Call>,
+    /// The calls' runtime shapes, as the runtime is told to expect them
+    /// ([`Resilience::expect_rest`]).
+    shapes: Arc<[u32]>,
+    /// For each call (and the pass's end), the first call from it on not logged by its shape
+    /// alone ([`Call::plain`]): the runtime runs the plain ones without the hook.
+    plain_end: Vec<usize>,
+    /// The call log's records of the plain calls, one after another, and where each call's
+    /// begins (and the last's ends): what the loops run without the hook log.
+    plain_records: Vec<u8>,
+    plain_at: Vec<usize>,
     /// A pass of it leaves what it requires at its start (it can follow itself without
     /// checking its locations again).
     self_repeating: bool,
@@ -305,7 +315,27 @@ impl Resilience {
                 .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
         });
         let lazy = self_repeating && verify_end == p.verify_start;
+        let mut plain_end = vec![calls.len(); calls.len() + 1];
+        for (i, c) in calls.iter().enumerate().rev() {
+            plain_end[i] = if c.plain.is_some() {
+                plain_end[i + 1]
+            } else {
+                i
+            };
+        }
+        let mut plain_records = Vec::new();
+        let mut plain_at = vec![0];
+        for c in &calls {
+            if let Some(s) = c.plain {
+                crate::calls::encode_plain(&mut plain_records, s);
+            }
+            plain_at.push(plain_records.len());
+        }
         Some(Template {
+            plain_records,
+            plain_at,
+            shapes: calls.iter().map(|c| c.step.shape).collect(),
+            plain_end,
             calls,
             self_repeating,
             lazy,
@@ -420,6 +450,53 @@ impl Resilience {
         }
         self.passes.deferred += 1;
         true
+    }
+
+    /// Tells the runtime which loops come next while a pass repeats the template: the
+    /// template's next calls logged by their shape alone, up to the loop a failure is injected
+    /// at. While the loops have those shapes the runtime runs them without the hook, and
+    /// [`Resilience::repeat_expected`] does for them what [`Resilience::repeat_call`] would
+    /// have.
+    pub(super) fn expect_rest(&self, rt: &mut Runtime<'_>) {
+        let p = &self.passes;
+        let Some(t) = p
+            .template
+            .as_ref()
+            .filter(|_| p.active && self.expect && !self.phase.replaying())
+        else {
+            return;
+        };
+        let from = p.deferred;
+        let Some(&end) = t.plain_end.get(from) else {
+            return;
+        };
+        let mut to = end;
+        let inject = &self.cfg.inject;
+        for at in [inject.loop_index, inject.sigterm_at].into_iter().flatten() {
+            if at >= self.index {
+                to = to.min(from + usize::try_from(at - self.index).unwrap_or(usize::MAX));
+            }
+        }
+        if to > from {
+            rt.expect(&t.shapes, from, to);
+        }
+    }
+
+    /// `n` loops ran as [`Resilience::expect_rest`] told the runtime to expect: the
+    /// template's next calls, each logged by its shape, the rest deferred.
+    pub(super) fn repeat_expected(&mut self, n: usize) {
+        let p = &mut self.passes;
+        let (from, to) = (p.deferred, p.deferred + n);
+        match p.template.as_ref() {
+            Some(t) if p.active && to <= t.plain_end[from] => {
+                let records = &t.plain_records[t.plain_at[from]..t.plain_at[to]];
+                self.track.calls.record_plain_run(records, n);
+            }
+            _ => unreachable!("loops ran as expected only while a pass repeats the template"),
+        }
+        p.deferred = to;
+        self.index += n as u64;
+        self.expected_loops += n as u64;
     }
 
     /// A pass repeating the template calls another shape than the template's next (or one
@@ -625,14 +702,30 @@ mod tests {
     #[test]
     fn passes_repeated_whole_leave_what_tracking_every_loop_leaves() {
         for kind in [0, 1, 2, 3] {
-            let by_loop = run_and_keep(true, false, kind);
-            assert_eq!(run_and_keep(true, true, kind), by_loop, "program {kind}");
+            let by_loop = run_and_keep(true, false, false, kind);
+            assert_eq!(
+                run_and_keep(true, true, false, kind),
+                by_loop,
+                "program {kind}"
+            );
+            assert_eq!(
+                run_and_keep(true, true, true, kind),
+                by_loop,
+                "program {kind}"
+            );
             let store = Kept::default();
             let mut p = Prog::new(cfg(7), &store, |_| {});
             p.run_kind(kind, 3000).unwrap();
             let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
             let (repeated, cut) = (r.passes.repeated, r.passes.cut);
             assert!(repeated > 500, "program {kind}: {repeated} passes repeated");
+            // The loops of the passes repeated but their first (4 per pass: 3 in a pass
+            // repeating one template, 2 or more in one switching) ran without the hook.
+            let expected = r.expected_loops;
+            assert!(
+                expected >= 2 * repeated,
+                "program {kind}: {expected} loops ran as expected"
+            );
             let runs = r.passes.applied_in_runs;
             // Passes taking turns between two templates are applied one by one.
             if kind != 2 {

@@ -142,6 +142,7 @@ impl QueryLog {
     }
 
     /// Logs a reduction result (`value`: the little-endian bytes of `elem`).
+    #[inline]
     pub fn push_reduction(&mut self, name: &str, elem: ops_core::ElemType, value: &[u8]) {
         super::wire::encode_reduction(&mut self.tail, name, elem, value);
         self.pushed();
