@@ -303,10 +303,17 @@ fn confirmation_end(d: &Decision) -> u64 {
 /// The decided verification's state ([`Learner::verify_state_into`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct VerifyState {
+    head: VerifyHead,
+    /// [`Decision::since`].
+    since: Vec<u8>,
+}
+
+/// A [`VerifyState`] but the members' states.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct VerifyHead {
     location: u32,
     at_loop: u64,
     known: usize,
-    since: Vec<u8>,
     missing: u32,
     voters: u32,
     twos: u32,
@@ -558,43 +565,45 @@ impl Learner {
     /// the learner is recording. A run of loops that starts from the same state and the same
     /// locations leaves the same state (the engine's repeated passes use it).
     pub(crate) fn verify_state_into(&self, out: &mut VerifyState) -> bool {
-        let Some(d) = self.decision.as_ref().filter(|_| !self.recording()) else {
+        let Some((head, since)) = self.verify_state() else {
             return false;
         };
-        out.location = d.location;
-        out.at_loop = d.at_loop;
-        out.known = self.known.len();
+        out.head = head;
         out.since.clear();
-        out.since.extend_from_slice(&d.since);
-        out.missing = d.missing;
-        out.voters = self.tally.voters;
-        out.twos = self.tally.twos;
+        out.since.extend_from_slice(since);
         true
     }
 
     /// Whether the verification's state is `s` ([`Learner::verify_state_into`]).
     pub(crate) fn verify_state_is(&self, s: &VerifyState) -> bool {
-        self.decision.as_ref().is_some_and(|d| {
-            !self.recording()
-                && d.location == s.location
-                && d.at_loop == s.at_loop
-                && self.known.len() == s.known
-                && d.since == s.since
-                && d.missing == s.missing
-                && self.tally.voters == s.voters
-                && self.tally.twos == s.twos
-        })
+        self.verify_state()
+            .is_some_and(|(head, since)| head == s.head && since == s.since)
+    }
+
+    /// The verification's state, the members' borrowed: `None` without a decision or while
+    /// recording.
+    fn verify_state(&self) -> Option<(VerifyHead, &[u8])> {
+        let d = self.decision.as_ref().filter(|_| !self.recording())?;
+        let head = VerifyHead {
+            location: d.location,
+            at_loop: d.at_loop,
+            known: self.known.len(),
+            missing: d.missing,
+            voters: self.tally.voters,
+            twos: self.tally.twos,
+        };
+        Some((head, &d.since))
     }
 
     /// Sets the verification's state to `s`, taken of the same decision (what verifying a run
     /// of loops left once, which the same run from the same state leaves again).
     pub(crate) fn set_verify_state(&mut self, s: &VerifyState) {
         let d = self.decision.as_mut().expect("a decision");
-        debug_assert!(d.location == s.location && d.at_loop == s.at_loop);
+        debug_assert!(d.location == s.head.location && d.at_loop == s.head.at_loop);
         d.since.copy_from_slice(&s.since);
-        d.missing = s.missing;
-        self.tally.voters = s.voters;
-        self.tally.twos = s.twos;
+        d.missing = s.head.missing;
+        self.tally.voters = s.head.voters;
+        self.tally.twos = s.head.twos;
     }
 
     /// Rebuilds the lookup tables that are not saved (after a restore).
