@@ -40,3 +40,5 @@ measure "TeaLeaf tea_bm_2 (250x250), 2 threads" \
   target/release/tealeaf apps/tealeaf/decks/tea_bm_2.in --ops-threads 2
 measure "ops-heat 64x64, 20000 steps (180,000 loops)" \
   target/release/ops-heat --n 64 --steps 20000 --ops-backend seq
+measure "ops-heat 64x64 --tol 0, 20000 steps (600,000 loops)" \
+  target/release/ops-heat --n 64 --steps 20000 --tol 0 --ops-backend seq
