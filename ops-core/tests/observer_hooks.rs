@@ -392,32 +392,40 @@ impl LoopObserver for Expecting {
     }
 }
 
+/// A fresh [`Expecting`] observer logging to `log`.
+fn expecting(log: &Arc<Mutex<Log>>) -> Option<Box<dyn LoopObserver>> {
+    Some(Box::new(Expecting {
+        seen: Vec::new(),
+        calls: log.clone(),
+    }))
+}
+
 #[test]
 fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     let log = Arc::new(Mutex::new(Log::default()));
     let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
-    ops.set_observer(Some(Box::new(Expecting {
-        seen: Vec::new(),
-        calls: log.clone(),
-    })));
+    ops.set_observer(expecting(&log));
     let grid = ops.block("grid", 2).unwrap();
     let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
     let b = ops.dat::<f64, 2>(&grid, "b", [4, 4], Halo::none()).unwrap();
     let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
     let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
     let events = |log: &Arc<Mutex<Log>>| std::mem::take(&mut log.lock().unwrap().events);
+    let fill_into = |ops: &mut Ops, name: &str, d: &Dat<f64>| {
+        let args = [Arg::idx(), d.arg(&pt, Write)];
+        ops.par_loop(fill, name, &grid, [0..4, 0..4], &args)
+            .unwrap();
+    };
     let pair = |ops: &mut Ops| {
-        let all = [0..4, 0..4];
+        fill_into(ops, "fill", &a);
         ops.par_loop(
-            fill,
-            "fill",
+            total,
+            "total",
             &grid,
-            all.clone(),
-            &[Arg::idx(), a.arg(&pt, Write)],
+            [0..4, 0..4],
+            &[a.arg(&pt, Read), sum.arg()],
         )
         .unwrap();
-        ops.par_loop(total, "total", &grid, all, &[a.arg(&pt, Read), sum.arg()])
-            .unwrap();
     };
     pair(&mut ops);
     assert_eq!(events(&log), ["before fill", "before total"]);
@@ -430,29 +438,12 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     pair(&mut ops);
     assert_eq!(events(&log), ["query", "ran 4", "query"]);
     // Six loops were expected: the seventh is shown to the observer, told first.
-    ops.par_loop(
-        fill,
-        "fill",
-        &grid,
-        [0..4, 0..4],
-        &[Arg::idx(), a.arg(&pt, Write)],
-    )
-    .unwrap();
+    fill_into(&mut ops, "fill", &a);
     assert_eq!(events(&log), ["ran 2", "before fill"]);
     // Another shape ends the expectation at once (the loop goes to the observer).
-    ops.set_observer(Some(Box::new(Expecting {
-        seen: Vec::new(),
-        calls: log.clone(),
-    })));
+    ops.set_observer(expecting(&log));
     pair(&mut ops);
-    ops.par_loop(
-        fill,
-        "fill_b",
-        &grid,
-        [0..4, 0..4],
-        &[Arg::idx(), b.arg(&pt, Write)],
-    )
-    .unwrap();
+    fill_into(&mut ops, "fill_b", &b);
     assert_eq!(
         events(&log),
         ["before fill", "before total", "before fill_b"]
@@ -460,38 +451,18 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     // A hook given a runtime, and reaching the observer through the runtime, tell it first
     // and end the expectation.
     let fresh = |ops: &mut Ops| {
-        ops.set_observer(Some(Box::new(Expecting {
-            seen: Vec::new(),
-            calls: log.clone(),
-        })));
+        ops.set_observer(expecting(&log));
         pair(ops);
         pair(ops);
     };
     fresh(&mut ops);
     ops.set_data(&b, &[1.0; 16]).unwrap();
     pair(&mut ops);
-    assert_eq!(
-        events(&log),
-        [
-            "before fill",
-            "before total",
-            "ran 2",
-            "before_set",
-            "before fill",
-            "before total"
-        ]
-    );
+    let told = ["before fill", "before total", "ran 2"];
+    let again = ["before fill", "before total"];
+    assert_eq!(events(&log), [&told[..], &["before_set"], &again].concat());
     fresh(&mut ops);
     assert!(ops.observer_mut::<Expecting>().is_some());
     pair(&mut ops);
-    assert_eq!(
-        events(&log),
-        [
-            "before fill",
-            "before total",
-            "ran 2",
-            "before fill",
-            "before total"
-        ]
-    );
+    assert_eq!(events(&log), [&told[..], &again].concat());
 }
