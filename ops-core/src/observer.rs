@@ -115,9 +115,10 @@ impl<'a> Runtime<'a> {
     /// ([`LoopPlan::shape`]), in order: while they do, they run without
     /// [`LoopObserver::before_loop`] (nor any other hook but
     /// [`LoopObserver::skip_unvalidated`], asked before the shape is known), and the runtime
-    /// tells the observer
-    /// how many ran ([`LoopObserver::ran_as_expected`]) before it next calls any of its hooks
-    /// or hands it out ([`Ops::observer_mut`], [`Ops::with_observer`]). The expectation ends
+    /// tells the observer how many ran ([`LoopObserver::ran_as_expected`]) before it next
+    /// calls any of its hooks or hands it out ([`Ops::observer_mut`], [`Ops::with_observer`]).
+    /// A loop run while the observer is out of the runtime (by one of its own hooks) is not
+    /// counted, as it is not shown to the observer either, and ends the expectation. It ends
     /// at the first loop of another shape (that loop is shown to `before_loop` as usual), at
     /// `to`, and before any other hook that is given a `Runtime` runs, but the `after_loop`
     /// of the loop whose hook set it (each may set another; an empty range expects nothing);

@@ -392,6 +392,15 @@ impl LoopObserver for Expecting {
     }
 }
 
+/// One loop filling `d`, from one call site (a closure inlined in two places may give its
+/// calls two sites, and so two shapes).
+#[inline(never)]
+fn fill_once(ops: &mut Ops, grid: &Block, d: &Dat<f64>, pt: &Stencil) {
+    let args = [Arg::idx(), d.arg(pt, Write)];
+    ops.par_loop(fill, "fill", grid, [0..4, 0..4], &args)
+        .unwrap();
+}
+
 /// A fresh [`Expecting`] observer logging to `log`.
 fn expecting(log: &Arc<Mutex<Log>>) -> Option<Box<dyn LoopObserver>> {
     Some(Box::new(Expecting {
@@ -465,4 +474,16 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     assert!(ops.observer_mut::<Expecting>().is_some());
     pair(&mut ops);
     assert_eq!(events(&log), [&told[..], &again].concat());
+    // A loop run while the observer is out of the runtime (in its own hook) is not counted
+    // and ends the expectation: the loop after the hook is shown to the observer.
+    ops.set_observer(expecting(&log));
+    fill_once(&mut ops, &grid, &a, &pt);
+    fill_once(&mut ops, &grid, &a, &pt);
+    ops.with_observer(|e: &mut Expecting, rt| {
+        rt.expect(&Arc::from([e.seen[0]; 4]), 0, 4);
+        fill_once(rt, &grid, &a, &pt);
+    });
+    fill_once(&mut ops, &grid, &a, &pt);
+    assert!(ops.observer_mut::<Expecting>().is_some());
+    assert_eq!(events(&log), ["before fill"; 3]);
 }
