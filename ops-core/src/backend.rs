@@ -330,6 +330,8 @@ pub struct LoopPlan<'a> {
     pub unit_x: bool,
     /// True when some argument is a reduction.
     pub has_reductions: bool,
+    /// True when some argument is a global constant ([`ArgPlan::Global`]).
+    pub has_globals: bool,
     /// Estimated bytes moved (points × element size × components, twice for `ReadWrite`/`Inc`).
     pub bytes: u64,
     /// Where the application called `par_loop` (`#[track_caller]`): with the name, a stable key

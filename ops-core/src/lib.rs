@@ -72,7 +72,7 @@ pub use handles::{
     Stencil, StencilId,
 };
 pub use kernel::{Access, ElemType, Element, ReduceOp, Scalar};
-pub use observer::{Hooks, LoopAction, LoopObserver, ObserverError, Query, Runtime};
+pub use observer::{Hooks, LoopAction, LoopObserver, ObserverError, Query, Ran, Runtime};
 pub use ops::{DatDesc, Ops};
 pub use ops_macros::{kernel, kernel_const, kernel_fn};
 pub use profile::LoopProfile;

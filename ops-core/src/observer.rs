@@ -22,8 +22,10 @@
 //!
 //! An observer that knows which loops come next can say so ([`Runtime::expect`]): loops of
 //! the call shapes it expects, in order, then run without calling it, and the runtime tells
-//! it how many did ([`LoopObserver::ran_as_expected`]) before it next calls it. A time step
-//! whose tracking the observer has summarised costs a comparison per loop instead of a call.
+//! it how many did, with the global constants they were given and, if it asked, the reduction
+//! results handed out meanwhile ([`LoopObserver::ran_as_expected`]), before it next calls it.
+//! A time step whose tracking the observer has summarised costs a comparison per loop instead
+//! of a call.
 //!
 //! Observers are `Any`, so code that installed one can reach it again through
 //! [`Ops::observer_mut`] and [`Ops::with_observer`] (the resilience layer's user API does
@@ -38,7 +40,7 @@ use std::any::Any;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use crate::backend::{LoopCall, LoopPlan, PendingBytes};
+use crate::backend::{ArgPlan, LoopCall, LoopPlan, PendingBytes};
 use crate::handles::{DatId, IterRange, ReductionId};
 use crate::kernel::Scalar;
 use crate::{Ops, OpsError, Result};
@@ -115,8 +117,13 @@ impl<'a> Runtime<'a> {
     /// ([`LoopPlan::shape`]), in order: while they do, they run without
     /// [`LoopObserver::before_loop`] (nor any other hook but
     /// [`LoopObserver::skip_unvalidated`], asked before the shape is known), and the runtime
-    /// tells the observer how many ran ([`LoopObserver::ran_as_expected`]) before it next
-    /// calls any of its hooks or hands it out ([`Ops::observer_mut`], [`Ops::with_observer`]).
+    /// tells the observer what ran, with their global constants' values (a shape fixes the
+    /// arguments but not those), ([`LoopObserver::ran_as_expected`]) before it next calls any
+    /// of its hooks or hands it out ([`Ops::observer_mut`], [`Ops::with_observer`]). With
+    /// `keep_results`, the reduction results the program asks for until then are handed out
+    /// without [`LoopObserver::on_query`] and told with the loops (for an observer that only
+    /// logs them: it can neither see them first nor change them).
+    ///
     /// A loop run while the observer is out of the runtime (by one of its own hooks) is not
     /// counted, as it is not shown to the observer either, and ends the expectation. It ends
     /// at the first loop of another shape (that loop is shown to `before_loop` as usual), at
@@ -125,8 +132,8 @@ impl<'a> Runtime<'a> {
     /// the hooks given none ([`LoopObserver::on_query`], [`LoopObserver::on_set`],
     /// `skip_unvalidated`) leave it, so what an observer expects must not depend on what they
     /// see. `to` is clamped to `shapes.len()`.
-    pub fn expect(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize) {
-        self.ops.expected.set(shapes, from, to);
+    pub fn expect(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize, keep_results: bool) {
+        self.ops.expected.set(shapes, from, to, keep_results);
     }
 }
 
@@ -138,6 +145,11 @@ pub(crate) struct Expected {
     end: usize,
     /// Where the observer was last told the loops had got to.
     told: usize,
+    /// The global constants of the loops run since, in order.
+    pub(crate) globals: Vec<Scalar>,
+    /// Reduction results are kept until the telling ([`Runtime::expect`]), and those kept.
+    pub(crate) keep_results: bool,
+    pub(crate) results: Vec<(ReductionId, Scalar)>,
 }
 
 impl Default for Expected {
@@ -147,26 +159,43 @@ impl Default for Expected {
             next: 0,
             end: 0,
             told: 0,
+            globals: Vec::new(),
+            keep_results: false,
+            results: Vec::new(),
         }
     }
 }
 
 impl Expected {
-    fn set(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize) {
+    fn set(&mut self, shapes: &Arc<[u32]>, from: usize, to: usize, keep_results: bool) {
         if !Arc::ptr_eq(&self.shapes, shapes) {
             self.shapes = Arc::clone(shapes);
         }
         self.end = to.min(shapes.len());
         self.next = from.min(self.end);
         self.told = self.next;
+        self.keep_results = keep_results;
     }
 
-    /// Whether a loop of shape `shape` is the next one expected (it is then counted).
+    /// Whether loop `plan` is the next one expected (it is then counted, and its global
+    /// constants kept for the telling).
     #[inline(always)]
-    pub(crate) fn take(&mut self, shape: Option<u32>) -> bool {
-        let hit = self.next < self.end && shape == Some(self.shapes[self.next]);
+    pub(crate) fn take(&mut self, plan: &LoopPlan<'_>) -> bool {
+        let hit = self.next < self.end && plan.shape == Some(self.shapes[self.next]);
         self.next += usize::from(hit);
+        if hit && plan.has_globals {
+            self.keep_globals(plan);
+        }
         hit
+    }
+
+    #[inline(never)]
+    fn keep_globals(&mut self, plan: &LoopPlan<'_>) {
+        self.globals
+            .extend(plan.args().iter().filter_map(|a| match a {
+                ArgPlan::Global(v) => Some(*v),
+                _ => None,
+            }));
     }
 
     /// The loops that ran as expected since the observer was last told, and whether the
@@ -177,8 +206,37 @@ impl Expected {
         self.told = self.next;
         if end {
             self.end = self.next;
+            self.keep_results = false;
         }
         n
+    }
+}
+
+/// What ran as the observer expected ([`Runtime::expect`]) since it was last told
+/// ([`LoopObserver::ran_as_expected`]).
+pub struct Ran<'a> {
+    /// Loops run.
+    pub loops: usize,
+    /// Their global constants' values, loop after loop, each loop's in argument order.
+    pub globals: &'a [Scalar],
+    pub(crate) results: &'a [(ReductionId, Scalar)],
+    pub(crate) reductions: &'a [crate::ops::ReductionInfo],
+}
+
+impl<'a> Ran<'a> {
+    /// The reduction results handed to the program meanwhile without
+    /// [`LoopObserver::on_query`] (kept, as the observer asked), in order, with their
+    /// reductions' names.
+    pub fn results(&self) -> impl Iterator<Item = (ReductionId, &'a str, Scalar)> + 'a {
+        let reductions = self.reductions;
+        self.results
+            .iter()
+            .map(move |&(id, v)| (id, reductions[id.index()].name.as_str(), v))
+    }
+
+    /// Nothing ran and no result was kept.
+    pub fn is_empty(&self) -> bool {
+        self.loops == 0 && self.results.is_empty()
     }
 }
 
@@ -352,10 +410,11 @@ pub trait LoopObserver: Any + Send {
         let _ = rt;
     }
 
-    /// `n` loops ran as the observer expected ([`Runtime::expect`]) since it was last called:
-    /// told before any other hook, and before the runtime hands the observer out.
-    fn ran_as_expected(&mut self, n: usize) {
-        let _ = n;
+    /// Loops ran as the observer expected ([`Runtime::expect`]) since it was last called, or
+    /// reduction results were handed out without it: told before any other hook, and before
+    /// the runtime hands the observer out.
+    fn ran_as_expected(&mut self, ran: &Ran<'_>) {
+        let _ = ran;
     }
 
     /// Asked after every hook but `before_loop` (and after `before_loop` only when it answers

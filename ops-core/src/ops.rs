@@ -13,7 +13,9 @@ use crate::handles::{
     Stencil, StencilId,
 };
 use crate::kernel::{ElemType, Element, Kernel, ReduceOp, Scalar, MAX_ARGS};
-use crate::observer::{Expected, Hooks, LoopAction, LoopObserver, ObserverError, Query, Runtime};
+use crate::observer::{
+    Expected, Hooks, LoopAction, LoopObserver, ObserverError, Query, Ran, Runtime,
+};
 use crate::profile::{self, LoopProfile};
 
 static NEXT_RT: AtomicU32 = AtomicU32::new(1);
@@ -700,7 +702,9 @@ impl Ops {
         let i = r.id.index();
         let mut value = self.reductions[i].value;
         self.reductions[i].value = Scalar::identity(self.reductions[i].op, self.reductions[i].ty);
-        if let Some(mut obs) = self.take_observer(true) {
+        if self.expected.keep_results && self.observer.is_some() {
+            self.expected.results.push((r.id, value));
+        } else if let Some(mut obs) = self.take_observer(true) {
             let mut q = Query::Reduction {
                 id: r.id,
                 name: &self.reductions[i].name,
@@ -957,12 +961,20 @@ impl Ops {
     /// Tells the observer how many loops ran as it expected since it was last told
     /// ([`Runtime::expect`]); `end`: the expectation ends.
     fn tell_observer(&mut self, end: bool) {
-        let n = self.expected.untold(end);
-        if n > 0 {
+        let e = &mut self.expected;
+        let loops = e.untold(end);
+        if loops > 0 || !e.results.is_empty() {
             if let Some(o) = self.observer.as_mut() {
-                o.ran_as_expected(n);
+                o.ran_as_expected(&Ran {
+                    loops,
+                    globals: &e.globals,
+                    results: &e.results,
+                    reductions: &self.reductions,
+                });
             }
+            e.results.clear();
         }
+        e.globals.clear();
     }
 
     /// Takes the observer out for a hook, told first how many loops ran as it expected; `keep`:
@@ -1285,7 +1297,7 @@ impl Ops {
         plan: &LoopPlan<'_>,
         execution: Execution,
     ) -> Result<()> {
-        if self.observer.is_some() && self.expected.take(plan.shape) {
+        if self.observer.is_some() && self.expected.take(plan) {
             return self.run_plan(kernel, plan, execution);
         }
         let mut observer = self.take_observer(false);

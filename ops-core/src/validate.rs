@@ -70,6 +70,7 @@ impl Ops {
             args: [ArgPlan::None; MAX_ARGS],
             unit_x: true,
             has_reductions: false,
+            has_globals: false,
             bytes: 0,
             location,
             shape: None,
@@ -120,6 +121,7 @@ impl Ops {
                     if s.elem_type() != param.ty {
                         return Err(type_err("the global constant".into(), s.elem_type()));
                     }
+                    plan.has_globals = true;
                     ArgPlan::Global(s)
                 }
                 (

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use ops_backends::prelude::*;
 use ops_core::{
-    ArgPlan, DatId, IterRange, LoopAction, LoopObserver, LoopPlan, ObserverError, Runtime,
+    ArgPlan, DatId, IterRange, LoopAction, LoopObserver, LoopPlan, ObserverError, Ran, Runtime,
+    Scalar,
 };
 
 #[kernel]
@@ -354,10 +355,17 @@ fn total(a: Read<f64>, s: Sum<f64>) {
     s += a[(0, 0)];
 }
 
+#[kernel]
+fn fill_scaled(idx: Idx, out: Write<f64>, scale: Global<f64>) {
+    out[(0, 0)] = scale * (idx[0] * 10 + idx[1]) as f64;
+}
+
 /// Expects, after the first two loops, that the next loops repeat their shapes three times.
 struct Expecting {
     seen: Vec<u32>,
     calls: Arc<Mutex<Log>>,
+    /// Asks for the reduction results to be kept while the loops run as expected.
+    keep_results: bool,
 }
 
 impl Expecting {
@@ -377,12 +385,24 @@ impl LoopObserver for Expecting {
         self.seen.push(plan.shape.unwrap());
         if self.seen.len() == 2 {
             let (a, b) = (self.seen[0], self.seen[1]);
-            rt.expect(&Arc::from([a, b, a, b, a, b]), 0, 6);
+            rt.expect(&Arc::from([a, b, a, b, a, b]), 0, 6, self.keep_results);
         }
         LoopAction::Run
     }
-    fn ran_as_expected(&mut self, n: usize) {
-        self.push(format!("ran {n}"));
+    fn ran_as_expected(&mut self, ran: &Ran<'_>) {
+        let show = |v: &Scalar| match v {
+            Scalar::F64(x) => format!("{x}"),
+            other => format!("{other:?}"),
+        };
+        let mut e = format!("ran {}", ran.loops);
+        if !ran.globals.is_empty() {
+            let values: Vec<String> = ran.globals.iter().map(show).collect();
+            e += &format!(" with {}", values.join(" "));
+        }
+        for (_, name, v) in ran.results() {
+            e += &format!(", {name} = {}", show(&v));
+        }
+        self.push(e);
     }
     fn on_query(&mut self, _query: &mut ops_core::Query<'_>) {
         self.push("query".into());
@@ -401,11 +421,20 @@ fn fill_once(ops: &mut Ops, grid: &Block, d: &Dat<f64>, pt: &Stencil) {
         .unwrap();
 }
 
+/// The first loop of a pair: fills `d` scaled by the global constant `scale`.
+#[inline(never)]
+fn fill_scaled_once(ops: &mut Ops, grid: &Block, d: &Dat<f64>, pt: &Stencil, scale: f64) {
+    let args = [Arg::idx(), d.arg(pt, Write), Arg::global(scale)];
+    ops.par_loop(fill_scaled, "fill", grid, [0..4, 0..4], &args)
+        .unwrap();
+}
+
 /// A fresh [`Expecting`] observer logging to `log`.
 fn expecting(log: &Arc<Mutex<Log>>) -> Option<Box<dyn LoopObserver>> {
     Some(Box::new(Expecting {
         seen: Vec::new(),
         calls: log.clone(),
+        keep_results: false,
     }))
 }
 
@@ -425,8 +454,9 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
         ops.par_loop(fill, name, &grid, [0..4, 0..4], &args)
             .unwrap();
     };
-    let pair = |ops: &mut Ops| {
-        fill_into(ops, "fill", &a);
+    // A pair of loops: the first passes a global constant, `scale`.
+    let pair = |ops: &mut Ops, scale: f64| {
+        fill_scaled_once(ops, &grid, &a, &pt, scale);
         ops.par_loop(
             total,
             "total",
@@ -436,22 +466,22 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
         )
         .unwrap();
     };
-    pair(&mut ops);
+    pair(&mut ops, 1.0);
     assert_eq!(events(&log), ["before fill", "before total"]);
     let first = ops.reduction_result(&sum).unwrap();
-    // Two pairs ran as expected (and really ran: their sums are there); the query is told
-    // first, and the expectation stands after it.
-    pair(&mut ops);
-    pair(&mut ops);
-    assert_eq!(ops.reduction_result(&sum).unwrap(), 2.0 * first);
-    pair(&mut ops);
-    assert_eq!(events(&log), ["query", "ran 4", "query"]);
+    // Two pairs ran as expected (and really ran, with their own constants: their sums are
+    // there); the query is told first, with the constants, and the expectation stands after.
+    pair(&mut ops, 2.0);
+    pair(&mut ops, 3.0);
+    assert_eq!(ops.reduction_result(&sum).unwrap(), 5.0 * first);
+    pair(&mut ops, 4.0);
+    assert_eq!(events(&log), ["query", "ran 4 with 2 3", "query"]);
     // Six loops were expected: the seventh is shown to the observer, told first.
-    fill_into(&mut ops, "fill", &a);
-    assert_eq!(events(&log), ["ran 2", "before fill"]);
+    fill_scaled_once(&mut ops, &grid, &a, &pt, 5.0);
+    assert_eq!(events(&log), ["ran 2 with 4", "before fill"]);
     // Another shape ends the expectation at once (the loop goes to the observer).
     ops.set_observer(expecting(&log));
-    pair(&mut ops);
+    pair(&mut ops, 1.0);
     fill_into(&mut ops, "fill_b", &b);
     assert_eq!(
         events(&log),
@@ -461,18 +491,18 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     // and end the expectation.
     let fresh = |ops: &mut Ops| {
         ops.set_observer(expecting(&log));
-        pair(ops);
-        pair(ops);
+        pair(ops, 1.0);
+        pair(ops, 1.0);
     };
     fresh(&mut ops);
     ops.set_data(&b, &[1.0; 16]).unwrap();
-    pair(&mut ops);
-    let told = ["before fill", "before total", "ran 2"];
+    pair(&mut ops, 1.0);
+    let told = ["before fill", "before total", "ran 2 with 1"];
     let again = ["before fill", "before total"];
     assert_eq!(events(&log), [&told[..], &["before_set"], &again].concat());
     fresh(&mut ops);
     assert!(ops.observer_mut::<Expecting>().is_some());
-    pair(&mut ops);
+    pair(&mut ops, 1.0);
     assert_eq!(events(&log), [&told[..], &again].concat());
     // A loop run while the observer is out of the runtime (in its own hook) is not counted
     // and ends the expectation: the loop after the hook is shown to the observer.
@@ -480,10 +510,57 @@ fn loops_an_observer_expects_run_without_it_and_it_is_told_how_many() {
     fill_once(&mut ops, &grid, &a, &pt);
     fill_once(&mut ops, &grid, &a, &pt);
     ops.with_observer(|e: &mut Expecting, rt| {
-        rt.expect(&Arc::from([e.seen[0]; 4]), 0, 4);
+        rt.expect(&Arc::from([e.seen[0]; 4]), 0, 4, false);
         fill_once(rt, &grid, &a, &pt);
     });
     fill_once(&mut ops, &grid, &a, &pt);
     assert!(ops.observer_mut::<Expecting>().is_some());
     assert_eq!(events(&log), ["before fill"; 3]);
+}
+
+#[test]
+fn results_asked_for_while_loops_run_as_expected_are_kept_for_the_telling_if_asked() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut ops = ops_from_config(OpsConfig::new(BackendKind::Seq)).unwrap();
+    ops.set_observer(Some(Box::new(Expecting {
+        seen: Vec::new(),
+        calls: log.clone(),
+        keep_results: true,
+    })));
+    let grid = ops.block("grid", 2).unwrap();
+    let a = ops.dat::<f64, 2>(&grid, "a", [4, 4], Halo::none()).unwrap();
+    let pt = ops.stencil("S2D_00", &[[0, 0]]).unwrap();
+    let sum = ops.reduction::<f64>("sum", ReduceOp::Sum);
+    let events = |log: &Arc<Mutex<Log>>| std::mem::take(&mut log.lock().unwrap().events);
+    let pair = |ops: &mut Ops, scale: f64| {
+        fill_scaled_once(ops, &grid, &a, &pt, scale);
+        let args = [a.arg(&pt, Read), sum.arg()];
+        ops.par_loop(total, "total", &grid, [0..4, 0..4], &args)
+            .unwrap();
+        ops.reduction_result(&sum).unwrap()
+    };
+    // The expectation is set by the second loop's hook: the result after it is kept already.
+    let first = pair(&mut ops, 1.0);
+    assert_eq!(events(&log), ["before fill", "before total"]);
+    // The results of the pairs run as expected reach the program unchanged, without the
+    // observer; it is told them, in order and named, with the loops, before its next hook.
+    assert_eq!(pair(&mut ops, 2.0), 2.0 * first);
+    assert_eq!(pair(&mut ops, 3.0), 3.0 * first);
+    assert_eq!(events(&log), Vec::<String>::new());
+    let fetched = ops.fetch_data(&a).unwrap();
+    assert_eq!(fetched[1], 3.0 * 10.0);
+    let told = format!(
+        "ran 4 with 2 3, sum = {first}, sum = {}, sum = {}",
+        2.0 * first,
+        3.0 * first
+    );
+    assert_eq!(events(&log), [told.as_str(), "query"]);
+    // A result asked for after the last loop expected is kept too, and told before the loop
+    // after it is shown; once the expectation ended, results are shown again.
+    assert_eq!(pair(&mut ops, 4.0), 4.0 * first);
+    fill_scaled_once(&mut ops, &grid, &a, &pt, 5.0);
+    let told = format!("ran 2 with 4, sum = {}", 4.0 * first);
+    assert_eq!(events(&log), [told.as_str(), "before fill"]);
+    ops.reduction_result(&sum).unwrap();
+    assert_eq!(events(&log), ["query"]);
 }

@@ -217,27 +217,6 @@ impl<'a> Call<'a> {
         n == lo.len() && hi.len() == n && (0..n).all(|d| l[d] == lo[d] && h[d] == hi[d])
     }
 
-    /// Hands the bits of the global constants' values to `f`, in order.
-    #[inline]
-    fn each_global(&self, mut f: impl FnMut(u64)) {
-        match self.args {
-            Args::Plan(a) => {
-                for p in a {
-                    if let ArgPlan::Global(v) = p {
-                        f(scalar_bits(*v));
-                    }
-                }
-            }
-            Args::Raw(a) => {
-                for r in a {
-                    if let ArgView::Global(v) = r.view() {
-                        f(scalar_bits(v));
-                    }
-                }
-            }
-        }
-    }
-
     /// True when every argument has the shape in `shapes` at its position.
     fn args_match(&self, shapes: &[ArgShape]) -> bool {
         self.nargs() == shapes.len()
@@ -444,6 +423,11 @@ impl Recorded {
     /// previous shape is logged by [`CallLog::record_plain`]).
     pub fn plain(&self) -> Option<u32> {
         (self.globals == 0).then_some(self.shape)
+    }
+
+    /// The logged shape's number.
+    pub fn shape(&self) -> u32 {
+        self.shape
     }
 }
 
@@ -734,13 +718,46 @@ impl CallLog {
     /// call.
     #[inline]
     fn record_globals(&mut self, shape: u32, globals: u32, call: &Call<'_>) {
+        match call.args {
+            Args::Plan(a) => self.record_values(
+                shape,
+                globals,
+                a.iter().filter_map(|p| match p {
+                    ArgPlan::Global(v) => Some(*v),
+                    _ => None,
+                }),
+            ),
+            Args::Raw(a) => self.record_values(
+                shape,
+                globals,
+                a.iter().filter_map(|r| match r.view() {
+                    ArgView::Global(v) => Some(v),
+                    _ => None,
+                }),
+            ),
+        }
+    }
+
+    /// Records a call of the shape `known` recorded, its location's previous call having that
+    /// shape, whose constants (the shape's, in order) are the first of `values`: a loop the
+    /// runtime ran as the engine expected. Moves `values` past them.
+    #[inline]
+    pub(crate) fn record_expected(&mut self, known: Recorded, values: &mut &[Scalar]) {
+        let (mine, rest) = values.split_at((known.globals as usize).min(values.len()));
+        *values = rest;
+        self.record_values(known.shape, known.globals, mine.iter().copied());
+    }
+
+    /// [`CallLog::record_globals`] of a call whose constants are `values`.
+    #[inline]
+    fn record_values(&mut self, shape: u32, globals: u32, values: impl Iterator<Item = Scalar>) {
         let s = shape as usize;
         // A shape without global constants (most) keeps no values to compare.
         // The shape's previous values become this call's in the same pass that compares them.
         let changed = globals > 0 && {
             let last = &mut self.last[s];
             let (mut n, mut differ) = (0, false);
-            call.each_global(|b| {
+            for b in values.map(scalar_bits) {
                 match last.get_mut(n) {
                     Some(v) => {
                         differ |= *v != b;
@@ -752,7 +769,7 @@ impl CallLog {
                     }
                 }
                 n += 1;
-            });
+            }
             differ |= n != last.len();
             last.truncate(n);
             differ

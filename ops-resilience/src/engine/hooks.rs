@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ops_core::{
-    DatId, IterRange, LoopAction, LoopCall, LoopObserver, LoopPlan, OpsError, Query, Runtime,
+    DatId, IterRange, LoopAction, LoopCall, LoopObserver, LoopPlan, OpsError, Query, Ran, Runtime,
 };
 
 use super::{checkpoint, region_bound, replay, Phase, Resilience, Target};
@@ -487,8 +487,14 @@ impl LoopObserver for Resilience {
         a
     }
 
-    fn ran_as_expected(&mut self, n: usize) {
-        self.repeat_expected(n);
+    fn ran_as_expected(&mut self, ran: &Ran<'_>) {
+        if ran.loops > 0 {
+            self.repeat_expected(ran.loops, ran.globals);
+        }
+        for (_, name, value) in ran.results() {
+            self.log_result(name, value);
+            self.kept_results += 1;
+        }
     }
 
     fn after_loop(&mut self, _rt: &mut Runtime<'_>, _plan: &LoopPlan<'_>, _action: LoopAction) {
@@ -604,9 +610,11 @@ pub(crate) mod tests {
             })
             .collect();
         let last_writes: Vec<_> = r.track.dats.iter().map(|d| d.last_write).collect();
+        let mut values = crc32fast::Hasher::new();
+        r.track.queries.pieces().for_each(|p| values.update(p));
         format!(
             "{sums:?}\n{cks:#?}\n{:?}\n{:?}\n{last_writes:?}\n{:?}\n{} loops {} queries {} \
-             call log bytes {:?} {:?}",
+             call log bytes {:?} {:?} value log crc {:08x}",
             r.locations(),
             r.learner(),
             r.track.calls.records,
@@ -618,7 +626,8 @@ pub(crate) mod tests {
                 .checkpoints
                 .iter()
                 .map(|c| (c.loop_index, c.bytes))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>(),
+            values.finalize()
         )
     }
 

@@ -168,9 +168,11 @@ pub struct Resilience {
     /// Loops that took it.
     steady_loops: u64,
     /// Loops of repeated passes run without the hook ([`Resilience::expect_rest`]; off in
-    /// tests that compare with the hook's path), and how many.
+    /// tests that compare with the hook's path), how many, and the reduction results handed
+    /// out meanwhile without the hook.
     expect: bool,
     expected_loops: u64,
+    kept_results: u64,
     /// The passes of the decided time step, and the one they repeat.
     passes: pass::Passes,
     ck: Checkpointing,
@@ -228,6 +230,7 @@ impl Resilience {
             steady_loops: 0,
             expect: true,
             expected_loops: 0,
+            kept_results: 0,
             passes: pass::Passes::new(),
             ck: Checkpointing::new(store),
             views: Views::default(),

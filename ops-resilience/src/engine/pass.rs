@@ -18,10 +18,10 @@
 
 use std::sync::Arc;
 
-use ops_core::{LoopPlan, Runtime};
+use ops_core::{LoopPlan, Runtime, Scalar};
 
 use super::Resilience;
-use crate::calls::Recorded;
+use crate::calls::{CallLog, Recorded};
 use crate::learn::VerifyState;
 use crate::track::Footprint;
 
@@ -52,7 +52,7 @@ struct PassLoc {
     /// Most loops between two of its occurrences in the pass.
     gap: u64,
     /// The logged shape its latest call must have at the pass's start (its first call in the
-    /// pass is logged as one of that shape), if any.
+    /// pass is logged as one of that shape, after one of that shape), if any.
     requires: Option<u32>,
     /// The footprint of its last call in the pass.
     fp_end: Arc<Footprint>,
@@ -78,13 +78,18 @@ struct Template {
     /// The calls' runtime shapes, as the runtime is told to expect them
     /// ([`Resilience::expect_rest`]).
     shapes: Arc<[u32]>,
-    /// For each call (and the pass's end), the first call from it on not logged by its shape
-    /// alone ([`Call::plain`]): the runtime runs the plain ones without the hook.
-    plain_end: Vec<usize>,
-    /// The call log's records of the plain calls, one after another, and where each call's
-    /// begins (and the last's ends): what the loops run without the hook log.
+    /// For each call (and the pass's end), the first call from it on not logged as one of its
+    /// location's previous shape ([`Step::same`]): the runtime runs the others without the
+    /// hook, keeping their constants' values for the call log.
+    expect_end: Vec<usize>,
+    /// The call log's records of the plain calls ([`Call::plain`]), one after another, and
+    /// where each call's begins (and the last's ends): what the plain loops run without the
+    /// hook log (a call with constants logs their values).
     plain_records: Vec<u8>,
     plain_at: Vec<usize>,
+    /// For each call (and the pass's end), the first call from it on logged with its
+    /// constants' values.
+    next_with_values: Vec<usize>,
     /// A pass of it leaves what it requires at its start (it can follow itself without
     /// checking its locations again).
     self_repeating: bool,
@@ -101,6 +106,41 @@ struct Template {
 }
 
 impl Template {
+    /// Logs calls `from..to`, run without the hook with the constants `globals`.
+    #[inline]
+    fn log_expected(&self, log: &mut CallLog, from: usize, to: usize, globals: &[Scalar]) {
+        // Every call with constants has one at least: with none, all are plain.
+        match globals.is_empty() {
+            true => {
+                let records = &self.plain_records[self.plain_at[from]..self.plain_at[to]];
+                log.record_plain_run(records, to - from);
+            }
+            false => self.log_expected_values(log, from, to, globals),
+        }
+    }
+
+    /// [`Template::log_expected`] of calls some of which pass constants.
+    #[inline(never)]
+    fn log_expected_values(&self, log: &mut CallLog, from: usize, to: usize, globals: &[Scalar]) {
+        let (mut values, mut at) = (globals, from);
+        loop {
+            let k = self.next_with_values[at];
+            if k >= to {
+                break;
+            }
+            if k > at {
+                let plain = &self.plain_records[self.plain_at[at]..self.plain_at[k]];
+                log.record_plain_run(plain, k - at);
+            }
+            log.record_expected(self.calls[k].logged, &mut values);
+            at = k + 1;
+        }
+        if to > at {
+            let plain = &self.plain_records[self.plain_at[at]..self.plain_at[to]];
+            log.record_plain_run(plain, to - at);
+        }
+    }
+
     /// Whether `pass` calls the template's shapes at its locations, loop for loop.
     fn repeats(&self, pass: &[Step]) -> bool {
         self.calls.len() == pass.len() && self.calls.iter().zip(pass).all(|(c, s)| c.step == *s)
@@ -125,8 +165,9 @@ pub(super) struct Passes {
     prev: Vec<Step>,
     prev2: Vec<Step>,
     /// The template tried first (the latest repeated or made), and the others.
-    template: Option<Template>,
-    spare: Vec<Template>,
+    /// (Boxed: switching between templates moves pointers, not templates.)
+    template: Option<Box<Template>>,
+    spare: Vec<Box<Template>>,
     /// The pass in progress repeats the template: loops deferred so far.
     pub active: bool,
     deferred: usize,
@@ -259,7 +300,7 @@ impl Resilience {
     }
 
     /// The template of the pass just observed whole.
-    fn template_of_pass(&self) -> Option<Template> {
+    fn template_of_pass(&self) -> Option<Box<Template>> {
         let p = &self.passes;
         let mut verify_end = VerifyState::default();
         if !self.learner.verify_state_into(&mut verify_end) {
@@ -294,7 +335,10 @@ impl Resilience {
                     first: i,
                     last: i,
                     gap: 0,
-                    requires: calls.last().and_then(|c| c.plain),
+                    requires: calls
+                        .last()
+                        .filter(|c| c.step.same)
+                        .map(|c| c.logged.shape()),
                     fp_end: Arc::clone(&seen.fp),
                     writes: false,
                 });
@@ -315,12 +359,13 @@ impl Resilience {
                 .is_none_or(|r| self.track.calls.latest_shape(pl.loc) == Some(r))
         });
         let lazy = self_repeating && verify_end == p.verify_start;
-        let mut plain_end = vec![calls.len(); calls.len() + 1];
+        let mut expect_end = vec![calls.len(); calls.len() + 1];
+        let mut next_with_values = expect_end.clone();
         for (i, c) in calls.iter().enumerate().rev() {
-            plain_end[i] = if c.plain.is_some() {
-                plain_end[i + 1]
-            } else {
-                i
+            expect_end[i] = if c.step.same { expect_end[i + 1] } else { i };
+            next_with_values[i] = match c.plain {
+                Some(_) => next_with_values[i + 1],
+                None => i,
             };
         }
         let mut plain_records = Vec::new();
@@ -331,11 +376,12 @@ impl Resilience {
             }
             plain_at.push(plain_records.len());
         }
-        Some(Template {
+        Some(Box::new(Template {
+            next_with_values,
             plain_records,
             plain_at,
             shapes: calls.iter().map(|c| c.step.shape).collect(),
-            plain_end,
+            expect_end,
             calls,
             self_repeating,
             lazy,
@@ -343,7 +389,7 @@ impl Resilience {
             writes,
             verify_start: p.verify_start.clone(),
             verify_end,
-        })
+        }))
     }
 
     /// At the first loop of a pass, of shape `shape`: whether it starts from the state a
@@ -453,8 +499,8 @@ impl Resilience {
     }
 
     /// Tells the runtime which loops come next while a pass repeats the template: the
-    /// template's next calls logged by their shape alone, up to the loop a failure is injected
-    /// at. While the loops have those shapes the runtime runs them without the hook, and
+    /// template's next calls logged as one of their location's previous shape (by the shape
+    /// alone, or with their constants' values), up to the loop a failure is injected at. While the loops have those shapes the runtime runs them without the hook, and
     /// [`Resilience::repeat_expected`] does for them what [`Resilience::repeat_call`] would
     /// have.
     pub(super) fn expect_rest(&self, rt: &mut Runtime<'_>) {
@@ -467,7 +513,7 @@ impl Resilience {
             return;
         };
         let from = p.deferred;
-        let Some(&end) = t.plain_end.get(from) else {
+        let Some(&end) = t.expect_end.get(from) else {
             return;
         };
         let mut to = end;
@@ -478,19 +524,21 @@ impl Resilience {
             }
         }
         if to > from {
-            rt.expect(&t.shapes, from, to);
+            // Results are logged in order whenever they are told, unless the learner records
+            // where they come.
+            rt.expect(&t.shapes, from, to, !self.learner.recording());
         }
     }
 
-    /// `n` loops ran as [`Resilience::expect_rest`] told the runtime to expect: the
-    /// template's next calls, each logged by its shape, the rest deferred.
-    pub(super) fn repeat_expected(&mut self, n: usize) {
+    /// `n` loops ran as [`Resilience::expect_rest`] told the runtime to expect, with the
+    /// constants `globals`: the template's next calls, each logged as one of its location's
+    /// previous shape, the rest deferred.
+    pub(super) fn repeat_expected(&mut self, n: usize, globals: &[Scalar]) {
         let p = &mut self.passes;
         let (from, to) = (p.deferred, p.deferred + n);
         match p.template.as_ref() {
-            Some(t) if p.active && to <= t.plain_end[from] => {
-                let records = &t.plain_records[t.plain_at[from]..t.plain_at[to]];
-                self.track.calls.record_plain_run(records, n);
+            Some(t) if p.active && to <= t.expect_end[from] => {
+                t.log_expected(&mut self.track.calls, from, to, globals)
             }
             _ => unreachable!("loops ran as expected only while a pass repeats the template"),
         }
@@ -726,6 +774,9 @@ mod tests {
                 expected >= 2 * repeated,
                 "program {kind}: {expected} loops ran as expected"
             );
+            // The result of each pass repeated was handed out without the hook.
+            let kept = r.kept_results;
+            assert!(kept >= repeated, "program {kind}: {kept} results kept");
             let runs = r.passes.applied_in_runs;
             // Passes taking turns between two templates are applied one by one.
             if kind != 2 {

@@ -109,17 +109,21 @@ pub(super) fn answer(
 impl Resilience {
     /// Logs a value handed to the program (normal operation); a fetch is also a read the open
     /// region and the learner's recording see.
+    /// Logs the reduction result `name` = `value` handed to the program.
+    #[inline]
+    pub(super) fn log_result(&mut self, name: &str, value: Scalar) {
+        let log = &mut self.track.queries;
+        match value {
+            Scalar::F64(v) => log.push_reduction(name, ElemType::F64, &v.to_le_bytes()),
+            Scalar::F32(v) => log.push_reduction(name, ElemType::F32, &v.to_le_bytes()),
+            Scalar::I32(v) => log.push_reduction(name, ElemType::I32, &v.to_le_bytes()),
+        }
+        self.learner.on_value();
+    }
+
     pub(super) fn log_query(&mut self, query: &mut Query<'_>) {
         match query {
-            Query::Reduction { name, value, .. } => {
-                let log = &mut self.track.queries;
-                match **value {
-                    Scalar::F64(v) => log.push_reduction(name, ElemType::F64, &v.to_le_bytes()),
-                    Scalar::F32(v) => log.push_reduction(name, ElemType::F32, &v.to_le_bytes()),
-                    Scalar::I32(v) => log.push_reduction(name, ElemType::I32, &v.to_le_bytes()),
-                }
-                self.learner.on_value();
-            }
+            Query::Reduction { name, value, .. } => self.log_result(name, **value),
             Query::Fetch {
                 dat, range, bytes, ..
             } => {

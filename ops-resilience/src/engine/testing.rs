@@ -1,6 +1,7 @@
 //! A small context for the engine modules' unit tests: a store keeping every checkpoint in
 //! memory (`KeptInMemory`), and a 2-D program with one start-up loop (a mesh) and a time step of four loops
-//! (smooth `u` into `v`, add the mesh, copy back, sum), run on the sequential backend.
+//! (smooth `u` into `v`, add the mesh with a weight that changes from step to step, copy back,
+//! sum), run on the sequential backend.
 
 use ops_backends::prelude::*;
 
@@ -32,8 +33,8 @@ pub(crate) fn smooth(a: Read<f64>, b: Write<f64>) {
 }
 
 #[kernel]
-fn add(m: Read<f64>, b: ReadWrite<f64>) {
-    b[(0, 0)] = b[(0, 0)] + 0.5 * m[(0, 0)];
+fn add(m: Read<f64>, b: ReadWrite<f64>, w: Global<f64>) {
+    b[(0, 0)] = b[(0, 0)] + w * m[(0, 0)];
 }
 
 #[kernel]
@@ -58,6 +59,8 @@ pub struct Prog {
     pt: Stencil,
     line: Stencil,
     sum: Reduction<f64>,
+    /// Time steps run.
+    steps: u64,
 }
 
 /// Loops per time step.
@@ -89,6 +92,7 @@ impl Prog {
             pt,
             line,
             sum,
+            steps: 0,
         }
     }
 
@@ -114,6 +118,9 @@ impl Prog {
         let inner = [0..N, 0..N];
         let (pt, line, g) = (self.pt, self.line, self.grid);
         let (u, v, mesh) = (self.u, self.v, self.mesh);
+        // The mesh's weight, a global constant, changes from step to step.
+        let w = 0.5 + 0.125 * (self.steps % 3) as f64;
+        self.steps += 1;
         let ops = &mut self.ops;
         if front {
             ops.par_loop(
@@ -121,7 +128,7 @@ impl Prog {
                 "front_extra",
                 &g,
                 inner.clone(),
-                &[mesh.arg(&pt, Read), u.arg(&pt, ReadWrite)],
+                &[mesh.arg(&pt, Read), u.arg(&pt, ReadWrite), Arg::global(0.5)],
             )?;
         }
         ops.par_loop(
@@ -137,7 +144,7 @@ impl Prog {
             "add_mesh",
             &g,
             inner.clone(),
-            &[src.arg(&pt, Read), v.arg(&pt, ReadWrite)],
+            &[src.arg(&pt, Read), v.arg(&pt, ReadWrite), Arg::global(w)],
         )?;
         if mid {
             ops.par_loop(
@@ -145,7 +152,7 @@ impl Prog {
                 "mid_extra",
                 &g,
                 inner.clone(),
-                &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite)],
+                &[mesh.arg(&pt, Read), v.arg(&pt, ReadWrite), Arg::global(0.5)],
             )?;
         }
         ops.par_loop(
