@@ -167,6 +167,7 @@ pub(super) struct Passes {
     /// The template tried first (the latest repeated or made), and the others.
     /// (Boxed: switching between templates moves pointers, not templates.)
     template: Option<Box<Template>>,
+    #[allow(clippy::vec_box)]
     spare: Vec<Box<Template>>,
     /// The pass in progress repeats the template: loops deferred so far.
     pub active: bool,
