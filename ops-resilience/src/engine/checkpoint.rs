@@ -316,6 +316,42 @@ impl Resilience {
         every || self.interval_due_agreed(rt)
     }
 
+    /// How many of the next occurrences of the chosen location (at most `max`), each ending a
+    /// pass of a run of a lazy template, are sure to find no checkpoint due ([`Resilience::due`]
+    /// false: no store, or none counted by passes due then, no time interval, nothing asked
+    /// for) and their pass untimed ([`Checkpointing::count_pass`] reads no clock): what the
+    /// hook there would do is then known ahead, and the runtime may run them without it.
+    pub(super) fn passes_without_checkpoint(&self, max: u64) -> u64 {
+        let ck = &self.ck;
+        let counted = match ck.store.is_some() {
+            false => None,
+            true => {
+                let deciding =
+                    self.target == super::Target::Learn && self.learner.location().is_none();
+                if deciding || ck.manual || self.cfg.interval.is_some() {
+                    return 0;
+                }
+                match (self.cfg.effective_every(), self.learner.counting()) {
+                    (None, _) | (_, Counting::Paused) => None,
+                    (Some(n), Counting::Chosen) => Some(n),
+                    (Some(_), Counting::Suspect(_)) => return 0,
+                }
+            }
+        };
+        let (mut occ, mut target, mut align) = (ck.occurrences, ck.target_occ, ck.align);
+        let mut k = 0;
+        while k < max {
+            occ += 1;
+            target += u64::from(!std::mem::take(&mut align));
+            let timed = occ <= PASS_TIMED || occ % PASS_TIMED <= 1;
+            if timed || counted.is_some_and(|n| target >= ck.last_ckpt_occ + n) {
+                break;
+            }
+            k += 1;
+        }
+        k
+    }
+
     /// The tracker's state for a checkpoint opening now.
     fn tracker_state(&self) -> TrackerState {
         TrackerState {

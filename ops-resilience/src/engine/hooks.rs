@@ -73,7 +73,7 @@ impl Resilience {
     /// Counts an occurrence of the suspect that paces checkpoints counted in passes, if `loc` is
     /// it. When pacing begins (or another suspect takes over), its occurrences since the latest
     /// checkpoint count too: the analysis that finds a suspect comes a few loops after it ran.
-    fn count_suspect(&mut self, loc: u32) {
+    pub(super) fn count_suspect(&mut self, loc: u32) {
         let paced = self.learner.pacing();
         if paced != self.ck.paced_by {
             self.ck.paced_by = paced;

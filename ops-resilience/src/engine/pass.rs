@@ -31,6 +31,13 @@ const MAX_PASS: usize = 4096;
 /// Templates kept besides the one tried first.
 const MAX_SPARE: usize = 3;
 
+/// The most occurrences of the chosen location one expectation runs across
+/// ([`Resilience::expect_rest`]; passes are timed two in [`super::checkpoint::PASS_TIMED`]).
+const CROSSED: usize = 6;
+
+/// The longest pass whose template is expected across occurrences of the chosen location.
+const MAX_CROSSED_PASS: usize = 512;
+
 /// A loop of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Step {
@@ -76,7 +83,8 @@ struct Call {
 struct Template {
     calls: Vec<Call>,
     /// The calls' runtime shapes, as the runtime is told to expect them
-    /// ([`Resilience::expect_rest`]).
+    /// ([`Resilience::expect_rest`]): those of [`CROSSED`] + 1 passes, one after another, for
+    /// a lazy template whose every call the runtime may run without the hook.
     shapes: Arc<[u32]>,
     /// For each call (and the pass's end), the first call from it on not logged as one of its
     /// location's previous shape ([`Step::same`]): the runtime runs the others without the
@@ -106,23 +114,30 @@ struct Template {
 }
 
 impl Template {
-    /// Logs calls `from..to`, run without the hook with the constants `globals`.
+    /// Logs calls `from..to`, run without the hook, with their constants' values the first of
+    /// `values` (moved past them).
     #[inline]
-    fn log_expected(&self, log: &mut CallLog, from: usize, to: usize, globals: &[Scalar]) {
+    fn log_expected(&self, log: &mut CallLog, from: usize, to: usize, values: &mut &[Scalar]) {
         // Every call with constants has one at least: with none, all are plain.
-        match globals.is_empty() {
+        match values.is_empty() {
             true => {
                 let records = &self.plain_records[self.plain_at[from]..self.plain_at[to]];
                 log.record_plain_run(records, to - from);
             }
-            false => self.log_expected_values(log, from, to, globals),
+            false => self.log_expected_values(log, from, to, values),
         }
     }
 
-    /// [`Template::log_expected`] of calls some of which pass constants.
+    /// [`Template::log_expected`] of calls some of which may pass constants.
     #[inline(never)]
-    fn log_expected_values(&self, log: &mut CallLog, from: usize, to: usize, globals: &[Scalar]) {
-        let (mut values, mut at) = (globals, from);
+    fn log_expected_values(
+        &self,
+        log: &mut CallLog,
+        from: usize,
+        to: usize,
+        values: &mut &[Scalar],
+    ) {
+        let mut at = from;
         loop {
             let k = self.next_with_values[at];
             if k >= to {
@@ -132,7 +147,7 @@ impl Template {
                 let plain = &self.plain_records[self.plain_at[at]..self.plain_at[k]];
                 log.record_plain_run(plain, k - at);
             }
-            log.record_expected(self.calls[k].logged, &mut values);
+            log.record_expected(self.calls[k].logged, values);
             at = k + 1;
         }
         if to > at {
@@ -189,6 +204,8 @@ pub(super) struct Passes {
     pub repeated: u64,
     pub applied_in_runs: u64,
     pub cut: u64,
+    /// Occurrences of the chosen location run without the hook (tests).
+    pub crossed: u64,
 }
 
 impl Passes {
@@ -381,7 +398,13 @@ impl Resilience {
             next_with_values,
             plain_records,
             plain_at,
-            shapes: calls.iter().map(|c| c.step.shape).collect(),
+            shapes: {
+                let one = calls.iter().map(|c| c.step.shape);
+                let crossing =
+                    lazy && calls.len() <= MAX_CROSSED_PASS && expect_end[0] == calls.len();
+                let times = if crossing { CROSSED + 1 } else { 1 };
+                (0..times).flat_map(|_| one.clone()).collect()
+            },
             expect_end,
             calls,
             self_repeating,
@@ -517,7 +540,14 @@ impl Resilience {
         let Some(&end) = t.expect_end.get(from) else {
             return;
         };
-        let mut to = end;
+        let len = t.calls.len();
+        // Across the chosen location while the pass continues a run of the template and the
+        // hook there would only count the pass.
+        let crossing = t.shapes.len() > len && end == len && p.pending > 0;
+        let mut to = match crossing {
+            true => end + len * self.passes_without_checkpoint(CROSSED as u64) as usize,
+            false => end,
+        };
         let inject = &self.cfg.inject;
         for at in [inject.loop_index, inject.sigterm_at].into_iter().flatten() {
             if at >= self.index {
@@ -533,19 +563,53 @@ impl Resilience {
 
     /// `n` loops ran as [`Resilience::expect_rest`] told the runtime to expect, with the
     /// constants `globals`: the template's next calls, each logged as one of its location's
-    /// previous shape, the rest deferred.
+    /// previous shape, the rest deferred; across the chosen location, its pass counted as its
+    /// hook would have.
     pub(super) fn repeat_expected(&mut self, n: usize, globals: &[Scalar]) {
-        let p = &mut self.passes;
-        let (from, to) = (p.deferred, p.deferred + n);
-        match p.template.as_ref() {
-            Some(t) if p.active && to <= t.expect_end[from] => {
-                t.log_expected(&mut self.track.calls, from, to, globals)
+        let (mut left, mut values) = (n, globals);
+        loop {
+            let p = &mut self.passes;
+            let from = p.deferred;
+            let to = match p.template.as_ref() {
+                // Up to the end of the pass, where the runtime crossed the chosen location.
+                Some(t) if p.active && (t.expect_end[from] > from || from == t.calls.len()) => {
+                    let to = t.expect_end[from].min(from + left);
+                    t.log_expected(&mut self.track.calls, from, to, &mut values);
+                    to
+                }
+                _ => unreachable!("loops ran as expected only while a pass repeats the template"),
+            };
+            p.deferred = to;
+            self.index += (to - from) as u64;
+            left -= to - from;
+            if left == 0 {
+                break;
             }
-            _ => unreachable!("loops ran as expected only while a pass repeats the template"),
+            if p.template.as_ref().is_none_or(|t| to != t.calls.len()) {
+                unreachable!("loops run as expected cross the chosen location only after a pass");
+            }
+            self.cross_chosen_location();
         }
-        p.deferred = to;
-        self.index += n as u64;
         self.expected_loops += n as u64;
+    }
+
+    /// The chosen location, run without the hook after a complete pass of a run of a lazy
+    /// template ([`Resilience::passes_without_checkpoint`]): what the hook would do there
+    /// ([`Resilience::next_pass_of_run`]) with no checkpoint due and the pass untimed.
+    fn cross_chosen_location(&mut self) {
+        let (loc, shape) = match self.passes.template.as_ref() {
+            Some(t) => (t.calls[0].step.loc, t.calls[0].step.shape),
+            None => unreachable!("a pass repeats a template"),
+        };
+        self.end_pass(self.index);
+        self.ck.count_pass(self.clock.stall);
+        self.count_suspect(loc);
+        let started = self.start_pass(shape);
+        debug_assert!(
+            started,
+            "a pass of a run of a lazy template starts repeating it"
+        );
+        self.passes.crossed += 1;
     }
 
     /// A pass repeating the template calls another shape than the template's next (or one
@@ -778,6 +842,15 @@ mod tests {
             // The result of each pass repeated was handed out without the hook.
             let kept = r.kept_results;
             assert!(kept >= repeated, "program {kind}: {kept} results kept");
+            // Most chosen locations between a timed pass and the next, and a checkpoint's,
+            // ran without the hook (none where passes take turns between templates).
+            let crossed = r.passes.crossed;
+            if kind != 2 {
+                assert!(
+                    crossed > 200,
+                    "program {kind}: {crossed} chosen locations crossed"
+                );
+            }
             let runs = r.passes.applied_in_runs;
             // Passes taking turns between two templates are applied one by one.
             if kind != 2 {

@@ -74,7 +74,7 @@ impl Writer {
 }
 
 /// Appends the record of a reduction result `name` = `value` (little-endian bytes of `elem`).
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_reduction(out: &mut Vec<u8>, name: &str, elem: ElemType, value: &[u8]) {
     // Every reduction result a run hands out passes here: one reservation for the record,
     // and the fixed-size parts copied as such (the name is the only copy of a length known
