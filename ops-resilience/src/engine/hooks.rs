@@ -273,9 +273,10 @@ impl Resilience {
         }
     }
 
-    /// The chosen location after a pass of a run of passes not yet applied
-    /// ([`super::pass`]): the steady path without its checks, which hold all through a run
-    /// (whatever could change them applies the run first). `None` for any other loop.
+    /// The chosen location after a pass that repeated a lazy template whole
+    /// ([`super::pass::Passes::run_goes_on`]): the steady path without its checks, which
+    /// hold all through such a pass and a run of them (whatever could change them ends the
+    /// pass, and applies the run first). `None` for any other loop.
     #[inline(never)]
     fn next_pass_of_run(
         &mut self,

@@ -223,15 +223,15 @@ impl Passes {
         self.spare.extend(old);
     }
 
-    /// Whether a loop of runtime shape `shape` is the chosen location after a pass of a run of
-    /// passes not yet applied (`pending`), of the template's shapes: the run goes on.
+    /// Whether a loop of runtime shape `shape` is the chosen location after a pass that
+    /// repeated a lazy template whole, of the template's shapes: the run goes on (or begins,
+    /// if the pass was its first). Whatever the steady path checks at the chosen location
+    /// held when that pass began, and nothing that could change it has happened since (that
+    /// would have ended the pass).
     #[inline]
     pub fn run_goes_on(&self, shape: u32) -> bool {
         self.template.as_ref().is_some_and(|t| {
-            self.pending > 0
-                && t.lazy
-                && self.deferred == t.calls.len()
-                && t.calls[0].step.shape == shape
+            t.lazy && self.deferred == t.calls.len() && t.calls[0].step.shape == shape
         })
     }
 
@@ -541,9 +541,8 @@ impl Resilience {
             return;
         };
         let len = t.calls.len();
-        // Across the chosen location while the pass continues a run of the template and the
-        // hook there would only count the pass.
-        let crossing = t.shapes.len() > len && end == len && p.pending > 0;
+        // Across the chosen location, where the hook would only end and count the pass.
+        let crossing = t.shapes.len() > len && end == len;
         let mut to = match crossing {
             true => end + len * self.passes_without_checkpoint(CROSSED as u64) as usize,
             false => end,
