@@ -369,6 +369,14 @@ impl LocTable {
         l.last = last;
     }
 
+    /// Moves location `id`'s counts on by `k` occurrences, its last by `by` loops: periods of
+    /// a time step like the one counted last, which leave its gaps as they are.
+    pub fn advance(&mut self, id: u32, k: u64, by: u64) {
+        let l = &mut self.locs[id as usize];
+        l.count += k;
+        l.last += by;
+    }
+
     /// A table holding `locs` (as saved in a checkpoint), ids in that order.
     pub fn from_infos(locs: Vec<LocInfo>, first_pass_recur: Option<u64>) -> LocTable {
         let mut map: HashMap<(u32, u32), Vec<SiteEntry>, crate::track::FastState> =

@@ -38,6 +38,35 @@ const CROSSED: usize = 6;
 /// The longest pass whose template is expected across occurrences of the chosen location.
 const MAX_CROSSED_PASS: usize = 512;
 
+/// Runs of pending passes kept before they are applied ([`Passes::pending`]).
+const MAX_PENDING: usize = 64;
+
+/// The longest period, in runs, of pending runs applied a period at a time.
+const MAX_PERIOD: usize = 4;
+
+/// A run of passes of one lazy template, one after another from loop `start`, not yet
+/// applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    template: u64,
+    start: u64,
+    n: u64,
+}
+
+/// The shortest period (at most [`MAX_PERIOD`] runs) with which `runs` repeat, each run one
+/// period on the same as the run a period before, moved on by the period's loops; with
+/// those loops.
+fn period_of(runs: &[Run]) -> Option<(usize, u64)> {
+    (1..=MAX_PERIOD.min(runs.len() / 2)).find_map(|p| {
+        let len = runs[p].start - runs[0].start;
+        let repeats = runs.windows(p + 1).all(|w| {
+            let (a, b) = (w[0], w[p]);
+            a.template == b.template && a.n == b.n && b.start == a.start + len
+        });
+        repeats.then_some((p, len))
+    })
+}
+
 /// A loop of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Step {
@@ -81,6 +110,8 @@ struct Call {
 /// A pass that repeated an earlier one, with what tracking it did and the state it needs at
 /// its start.
 struct Template {
+    /// Its number among the templates made (pending runs name it by that).
+    id: u64,
     calls: Vec<Call>,
     /// The calls' runtime shapes, as the runtime is told to expect them
     /// ([`Resilience::expect_rest`]): those of [`CROSSED`] + 1 passes, one after another, for
@@ -192,17 +223,20 @@ pub(super) struct Passes {
     /// `clean_epoch`.
     clean: bool,
     clean_epoch: u64,
-    /// Passes of a lazy template that repeated it whole, one after another from loop
-    /// `pending_start`, not yet applied: the engine's state is what it was before them but
-    /// for the call log (and the verification state, which they leave as they found it). Any
-    /// reader of the state settles the pass first ([`Resilience::settle_pass`]), which applies
-    /// them.
-    pending: u64,
-    pending_start: u64,
-    /// Passes tracked whole, passes applied in runs of more than one (tests), and passes cut
-    /// short with loops deferred (tests and reports).
+    /// Passes of lazy templates that repeated them whole, one after another, not yet applied,
+    /// in runs of one template each (a time step taking turns between templates is runs of
+    /// each in turn): the engine's state is what it was before them but for the call log (and
+    /// the verification state, which they leave as they found it). Any reader of the state
+    /// settles the pass first ([`Resilience::settle_pass`]), which applies them, a period at
+    /// a time where the runs repeat ([`Resilience::apply_pending`]).
+    pending: Vec<Run>,
+    /// Templates made.
+    made: u64,
+    /// Passes tracked whole, passes applied in runs of more than one and in periods of runs
+    /// applied at once (tests), and passes cut short with loops deferred (tests and reports).
     pub repeated: u64,
     pub applied_in_runs: u64,
+    pub applied_by_period: u64,
     pub cut: u64,
     /// Occurrences of the chosen location run without the hook (tests).
     pub crossed: u64,
@@ -213,6 +247,14 @@ impl Passes {
         Passes {
             start: u64::MAX,
             ..Passes::default()
+        }
+    }
+
+    /// The template numbered `id` (a pending run's: templates stay while runs name them).
+    fn template_by_id(&self, id: u64) -> &Template {
+        match self.template.iter().chain(&self.spare).find(|t| t.id == id) {
+            Some(t) => t,
+            None => unreachable!("a pending run's template is kept"),
         }
     }
 
@@ -258,14 +300,26 @@ impl Resilience {
             p.active = false;
             p.deferred = 0;
             let start = p.start;
-            match p.template.as_ref().is_some_and(|t| t.lazy) {
-                true => {
-                    if p.pending == 0 {
-                        p.pending_start = start;
+            match p.template.as_ref().filter(|t| t.lazy).map(|t| t.id) {
+                Some(id) => match p.pending.last_mut().filter(|r| r.template == id) {
+                    Some(r) => r.n += 1,
+                    None => {
+                        if p.pending.len() >= MAX_PENDING {
+                            self.apply_pending();
+                        }
+                        let run = Run {
+                            template: id,
+                            start,
+                            n: 1,
+                        };
+                        self.passes.pending.push(run);
                     }
-                    p.pending += 1;
+                },
+                None => {
+                    self.apply_pending();
+                    let id = self.passes.template.as_ref().map_or(0, |t| t.id);
+                    self.apply_template(id, start, 1);
                 }
-                false => self.apply_template(start, 1),
             }
             self.passes.clean = true;
         } else {
@@ -297,6 +351,7 @@ impl Resilience {
             let p = &mut self.passes;
             match t {
                 Some(t) => {
+                    p.made += 1;
                     let old = p.template.replace(t);
                     p.spare.extend(old);
                     if p.spare.len() > MAX_SPARE {
@@ -395,6 +450,7 @@ impl Resilience {
             plain_at.push(plain_records.len());
         }
         Some(Box::new(Template {
+            id: p.made,
             next_with_values,
             plain_records,
             plain_at,
@@ -429,7 +485,7 @@ impl Resilience {
         let clean = p.clean && p.clean_epoch == self.track.epoch();
         let first = |t: &Template| t.calls.first().is_some_and(|c| c.step.shape == shape);
         // A pass after pending ones of a lazy template finds the state they found.
-        let run = |t: &Template| clean && t.lazy && p.pending > 0;
+        let run = |t: &Template| clean && t.lazy && !p.pending.is_empty();
         let found = match p.template.as_ref() {
             _ if !steady => None,
             Some(t) if first(t) && (run(t) || self.fits(t, clean, 0)) => Some(None),
@@ -441,8 +497,8 @@ impl Resilience {
         };
         match found {
             Some(spare) => {
+                // Pending runs of other templates stay: `fits` reads nothing they change.
                 if let Some(i) = spare {
-                    self.apply_pending();
                     self.passes.promote(i);
                 }
                 let p = &mut self.passes;
@@ -633,7 +689,6 @@ impl Resilience {
             .spare
             .iter()
             .position(|s| same_so_far(s) && self.fits(s, false, k))?;
-        self.apply_pending();
         self.passes.promote(i);
         self.passes.template.as_ref()?.calls.get(k)
     }
@@ -693,8 +748,9 @@ impl Resilience {
         if n == t.calls.len() {
             // Longer than the template: its loops so far did what the template's did.
             self.passes.cur.extend(t.calls.iter().map(|c| c.step));
+            let id = t.id;
             self.passes.template = Some(t);
-            self.apply_template(self.passes.start, 1);
+            self.apply_template(id, self.passes.start, 1);
             return;
         }
         self.passes.cut += 1;
@@ -711,23 +767,78 @@ impl Resilience {
         p.template = Some(t);
     }
 
-    /// The pending passes ([`Passes::pending`]), applied.
+    /// The pending passes ([`Passes::pending`]), applied. Runs that repeat with a period of
+    /// a few runs (a time step taking turns between templates) are applied a period at a
+    /// time: the first two periods one run after another, then each further whole period
+    /// only adds its counts and moves the last occurrences and writes on by its length (the
+    /// gaps between its occurrences are the second period's again), then the rest.
     fn apply_pending(&mut self) {
-        let n = std::mem::take(&mut self.passes.pending);
-        if n > 1 {
-            self.passes.applied_in_runs += n;
+        let mut runs = std::mem::take(&mut self.passes.pending);
+        if runs.is_empty() {
+            return;
         }
-        if n > 0 {
-            self.apply_template(self.passes.pending_start, n);
+        let p = &mut self.passes;
+        p.applied_in_runs += runs.iter().filter(|r| r.n > 1).map(|r| r.n).sum::<u64>();
+        let mut at = 0;
+        if let Some((period, len)) = period_of(&runs) {
+            let whole = runs.len() / period;
+            if whole >= 3 {
+                for r in &runs[..2 * period] {
+                    self.apply_template(r.template, r.start, r.n);
+                }
+                self.advance_periods(&runs[period..2 * period], whole as u64 - 2, len);
+                at = whole * period;
+            }
+        }
+        for r in &runs[at..] {
+            self.apply_template(r.template, r.start, r.n);
+        }
+        runs.clear();
+        self.passes.pending = runs;
+    }
+
+    /// [`Resilience::apply_pending`] of `k` more periods like `period` (pending runs, `len`
+    /// loops in all), after two applied run by run.
+    fn advance_periods(&mut self, period: &[Run], k: u64, len: u64) {
+        let p = &mut self.passes;
+        let by = k * len;
+        let mut counts: Vec<(u32, u64)> = Vec::new();
+        let mut written: Vec<u32> = Vec::new();
+        let mut passes = 0;
+        for r in period {
+            let t = p.template_by_id(r.template);
+            passes += k * r.n;
+            self.steady_loops += k * r.n * t.calls.len() as u64;
+            for pl in &t.locs {
+                match counts.iter_mut().find(|(l, _)| *l == pl.loc) {
+                    Some(c) => c.1 += pl.k * r.n,
+                    None => counts.push((pl.loc, pl.k * r.n)),
+                }
+            }
+            for &(d, _) in &t.writes {
+                if !written.contains(&d) {
+                    written.push(d);
+                }
+            }
+        }
+        p.repeated += passes;
+        p.applied_by_period += passes;
+        for (loc, n) in counts {
+            self.track.locs.advance(loc, k * n, by);
+        }
+        for d in written {
+            if let Some(w) = self.track.dats[d as usize].last_write.as_mut() {
+                *w += by;
+            }
         }
     }
 
-    /// What the template's loops did, applied once to `n` passes that repeated it whole one
+    /// What template `id`'s loops did, applied once to `n` passes that repeated it whole one
     /// after another from loop `start`.
-    fn apply_template(&mut self, start: u64, n: u64) {
+    fn apply_template(&mut self, id: u64, start: u64, n: u64) {
         let p = &mut self.passes;
         p.repeated += n;
-        let t = p.template.as_ref().expect("a template");
+        let t = p.template_by_id(id);
         let len = t.calls.len() as u64;
         self.steady_loops += len * n;
         let last_start = start + (n - 1) * len;
@@ -851,9 +962,12 @@ mod tests {
                 );
             }
             let runs = r.passes.applied_in_runs;
-            // Passes taking turns between two templates are applied one by one.
-            if kind != 2 {
-                assert!(runs > 300, "program {kind}: {runs} passes applied in runs");
+            // Passes taking turns between two templates are runs of one, applied a period of
+            // two runs at a time.
+            let by_period = r.passes.applied_by_period;
+            match kind {
+                2 => assert!(by_period > 300, "{by_period} passes applied by period"),
+                _ => assert!(runs > 300, "program {kind}: {runs} passes applied in runs"),
             }
             if kind == 1 {
                 assert!(cut > 50, "{cut} passes cut short");
