@@ -233,11 +233,6 @@ impl<'a> Ran<'a> {
             .iter()
             .map(move |&(id, v)| (id, reductions[id.index()].name.as_str(), v))
     }
-
-    /// Nothing ran and no result was kept.
-    pub fn is_empty(&self) -> bool {
-        self.loops == 0 && self.results.is_empty()
-    }
 }
 
 /// The optional hooks of a [`LoopObserver`] the runtime calls ([`Runtime::set_hooks`]); the

@@ -289,7 +289,7 @@ impl Resilience {
         if self.ck.store.is_none() {
             return false;
         }
-        let deciding = self.target == super::Target::Learn && self.learner.location().is_none();
+        let deciding = self.deciding();
         // Before the decision, time is checked at loops every process reaches alike.
         if deciding
             && !self.ck.manual
@@ -316,6 +316,11 @@ impl Resilience {
         every || self.interval_due_agreed(rt)
     }
 
+    /// The location is learnt and not decided yet.
+    pub(super) fn deciding(&self) -> bool {
+        self.target == super::Target::Learn && self.learner.location().is_none()
+    }
+
     /// How many of the next occurrences of the chosen location (at most `max`), each ending a
     /// pass of a run of a lazy template, are sure to find no checkpoint due ([`Resilience::due`]
     /// false: no store, or none counted by passes due then, no time interval, nothing asked
@@ -326,9 +331,7 @@ impl Resilience {
         let counted = match ck.store.is_some() {
             false => None,
             true => {
-                let deciding =
-                    self.target == super::Target::Learn && self.learner.location().is_none();
-                if deciding || ck.manual || self.cfg.interval.is_some() {
+                if self.deciding() || ck.manual || self.cfg.interval.is_some() {
                     return 0;
                 }
                 match (self.cfg.effective_every(), self.learner.counting()) {

@@ -300,8 +300,12 @@ impl Resilience {
             p.active = false;
             p.deferred = 0;
             let start = p.start;
-            match p.template.as_ref().filter(|t| t.lazy).map(|t| t.id) {
-                Some(id) => match p.pending.last_mut().filter(|r| r.template == id) {
+            let (id, lazy) = match p.template.as_ref() {
+                Some(t) => (t.id, t.lazy),
+                None => unreachable!("a complete pass repeated a template"),
+            };
+            match lazy {
+                true => match p.pending.last_mut().filter(|r| r.template == id) {
                     Some(r) => r.n += 1,
                     None => {
                         if p.pending.len() >= MAX_PENDING {
@@ -315,9 +319,8 @@ impl Resilience {
                         self.passes.pending.push(run);
                     }
                 },
-                None => {
+                false => {
                     self.apply_pending();
-                    let id = self.passes.template.as_ref().map_or(0, |t| t.id);
                     self.apply_template(id, start, 1);
                 }
             }

@@ -173,10 +173,7 @@ impl Resilience {
     /// True when checkpoints counted in time steps were asked of the learner, which has not
     /// decided where they open: none comes until it does.
     pub(super) fn counting_undecided(&self) -> bool {
-        self.ck.store.is_some()
-            && self.target == super::Target::Learn
-            && self.cfg.effective_every().is_some()
-            && self.learner.location().is_none()
+        self.ck.store.is_some() && self.cfg.effective_every().is_some() && self.deciding()
     }
 
     /// Warns, once, that checkpoints counted in time steps have not begun for want of a
