@@ -748,6 +748,24 @@ impl CallLog {
         self.record_values(known.shape, known.globals, mine.iter().copied());
     }
 
+    /// Whether a call of the shape `known` recorded whose constants are the first of
+    /// `values` passes those its shape's previous call passed (the rest of `values` if so):
+    /// [`CallLog::record_expected`] would then record it as [`encode_plain`] does, leaving
+    /// the values kept as they are.
+    #[inline]
+    pub(crate) fn passes_as_before<'v>(
+        &self,
+        known: Recorded,
+        values: &'v [Scalar],
+    ) -> Option<&'v [Scalar]> {
+        let (mine, rest) = values.split_at((known.globals as usize).min(values.len()));
+        let last = self.last.get(known.shape as usize)?;
+        let same = known.globals > 0
+            && last.len() == mine.len()
+            && last.iter().zip(mine).all(|(l, v)| *l == scalar_bits(*v));
+        same.then_some(rest)
+    }
+
     /// [`CallLog::record_globals`] of a call whose constants are `values`.
     #[inline]
     fn record_values(&mut self, shape: u32, globals: u32, values: impl Iterator<Item = Scalar>) {

@@ -589,8 +589,19 @@ pub(crate) mod tests {
     /// counts. `passes`: passes repeating a template are tracked whole; `expect`: and the
     /// runtime runs their plain loops without the hook.
     pub(crate) fn run_and_keep(steady_path: bool, passes: bool, expect: bool, kind: u8) -> String {
+        run_and_keep_every(steady_path, passes, expect, kind, 7)
+    }
+
+    /// [`run_and_keep`] checkpointing every `every` occurrences of the location.
+    pub(crate) fn run_and_keep_every(
+        steady_path: bool,
+        passes: bool,
+        expect: bool,
+        kind: u8,
+        every: u64,
+    ) -> String {
         let store = Kept::default();
-        let mut p = Prog::new(cfg(7), &store, |r| {
+        let mut p = Prog::new(cfg(every), &store, |r| {
             r.steady_path = steady_path;
             r.passes.off = !passes;
             r.expect = expect;

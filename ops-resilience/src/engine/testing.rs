@@ -183,7 +183,9 @@ impl Prog {
     /// from the third, `u` added instead of the mesh in every thirteenth from the ninth); 2:
     /// two kinds of step taking turns (`u` added instead of the mesh every other step), as
     /// directional sweeps that swap their order; 3: a loop more in the middle of every fourth
-    /// step (the passes after it start from another verification state than the others).
+    /// step (the passes after it start from another verification state than the others); 4:
+    /// a loop more in the middle of every other step (two kinds of step taking turns, which
+    /// differ by a location of their own).
     pub fn run_kind(&mut self, kind: u8, steps: usize) -> Result<Vec<u64>, OpsError> {
         self.start()?;
         let sums = (0..steps)
@@ -192,7 +194,8 @@ impl Prog {
                     0 => (false, false, false),
                     1 => (i % 11 == 7, i % 5 == 3, i % 13 == 9),
                     2 => (false, false, i % 2 == 1),
-                    _ => (false, i % 4 == 3, false),
+                    3 => (false, i % 4 == 3, false),
+                    _ => (false, i % 2 == 1, false),
                 };
                 self.step_with(front, mid, alt).map(f64::to_bits)
             })

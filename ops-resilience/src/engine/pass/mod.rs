@@ -22,6 +22,9 @@ use ops_core::{LoopPlan, Runtime, Scalar};
 
 use super::Resilience;
 use crate::calls::{CallLog, Recorded};
+use cycle::{Cycle, RunOf};
+
+mod cycle;
 use crate::learn::VerifyState;
 use crate::track::Footprint;
 
@@ -121,13 +124,14 @@ struct Template {
     /// location's previous shape ([`Step::same`]): the runtime runs the others without the
     /// hook, keeping their constants' values for the call log.
     expect_end: Vec<usize>,
-    /// The call log's records of the plain calls ([`Call::plain`]), one after another, and
-    /// where each call's begins (and the last's ends): what the plain loops run without the
-    /// hook log (a call with constants logs their values).
-    plain_records: Vec<u8>,
-    plain_at: Vec<usize>,
-    /// For each call (and the pass's end), the first call from it on logged with its
-    /// constants' values.
+    /// The call log's records of the calls logged as their locations' previous shapes, one
+    /// after another, and where each call's begins (and the last's ends): what the plain
+    /// loops ([`Call::plain`]) run without the hook log, and the calls with constants if
+    /// they pass the values their shapes' previous calls passed (else their records hold
+    /// the values).
+    records: Vec<u8>,
+    record_at: Vec<usize>,
+    /// For each call (and the pass's end), the first call from it on that is not plain.
     next_with_values: Vec<usize>,
     /// A pass of it leaves what it requires at its start (it can follow itself without
     /// checking its locations again).
@@ -152,7 +156,7 @@ impl Template {
         // Every call with constants has one at least: with none, all are plain.
         match values.is_empty() {
             true => {
-                let records = &self.plain_records[self.plain_at[from]..self.plain_at[to]];
+                let records = &self.records[self.record_at[from]..self.record_at[to]];
                 log.record_plain_run(records, to - from);
             }
             false => self.log_expected_values(log, from, to, values),
@@ -168,28 +172,52 @@ impl Template {
         to: usize,
         values: &mut &[Scalar],
     ) {
-        let mut at = from;
+        // Calls passing the constants their shapes' previous calls passed (a time step's
+        // size, in every inner iteration but the first) are recorded as the template holds
+        // them: one copy for each stretch between calls whose constants changed.
+        let (mut at, mut run) = (from, from);
         loop {
             let k = self.next_with_values[at];
             if k >= to {
                 break;
             }
-            if k > at {
-                let plain = &self.plain_records[self.plain_at[at]..self.plain_at[k]];
-                log.record_plain_run(plain, k - at);
+            let known = self.calls[k].logged;
+            match log.passes_as_before(known, values) {
+                Some(rest) => *values = rest,
+                None => {
+                    let before = &self.records[self.record_at[run]..self.record_at[k]];
+                    log.record_plain_run(before, k - run);
+                    log.record_expected(known, values);
+                    run = k + 1;
+                }
             }
-            log.record_expected(self.calls[k].logged, values);
             at = k + 1;
         }
-        if to > at {
-            let plain = &self.plain_records[self.plain_at[at]..self.plain_at[to]];
-            log.record_plain_run(plain, to - at);
-        }
+        let rest = &self.records[self.record_at[run]..self.record_at[to]];
+        log.record_plain_run(rest, to - run);
     }
 
     /// Whether `pass` calls the template's shapes at its locations, loop for loop.
     fn repeats(&self, pass: &[Step]) -> bool {
         self.calls.len() == pass.len() && self.calls.iter().zip(pass).all(|(c, s)| c.step == *s)
+    }
+
+    /// Whether the template made the calls `t` made before its `k`th, and makes one of shape
+    /// `shape` next: a pass of `t` that calls `shape` there may go on as one of it.
+    fn same_so_far(&self, t: &Template, k: usize, shape: u32) -> bool {
+        self.calls.get(k).is_some_and(|c| c.step.shape == shape)
+            && t.calls.get(..k).is_some_and(|before| {
+                self.calls[..k]
+                    .iter()
+                    .zip(before)
+                    .all(|(a, b)| a.step == b.step)
+            })
+    }
+
+    /// A lazy template whose every call is logged as its location's previous shape: its
+    /// passes may run without the hook across the chosen location ([`Template::shapes`]).
+    fn crosses(&self) -> bool {
+        self.shapes.len() > self.calls.len()
     }
 }
 
@@ -230,6 +258,15 @@ pub(super) struct Passes {
     /// settles the pass first ([`Resilience::settle_pass`]), which applies them, a period at
     /// a time where the runs repeat ([`Resilience::apply_pending`]).
     pending: Vec<Run>,
+    /// The latest runs of passes of lazy templates repeated whole one after another (the
+    /// last perhaps still going on), applied or not: what predicts the templates of the next
+    /// passes where templates take turns ([`Passes::cycle_at`]).
+    recent: Vec<RunOf>,
+    /// The cycle of templates the latest runs repeat, as the runtime is told to expect it,
+    /// and, while it runs loops of it as told, the position in it of the pass in progress.
+    cycle: Option<Box<Cycle>>,
+    cycle_pos: Option<usize>,
+    told: Option<usize>,
     /// Templates made.
     made: u64,
     /// Passes tracked whole, passes applied in runs of more than one and in periods of runs
@@ -238,8 +275,10 @@ pub(super) struct Passes {
     pub applied_in_runs: u64,
     pub applied_by_period: u64,
     pub cut: u64,
-    /// Occurrences of the chosen location run without the hook (tests).
+    /// Occurrences of the chosen location run without the hook, and switches from one
+    /// template to another (tests).
     pub crossed: u64,
+    pub switched_told: u64,
 }
 
 impl Passes {
@@ -252,10 +291,20 @@ impl Passes {
 
     /// The template numbered `id` (a pending run's: templates stay while runs name them).
     fn template_by_id(&self, id: u64) -> &Template {
-        match self.template.iter().chain(&self.spare).find(|t| t.id == id) {
+        match self.find(id) {
             Some(t) => t,
             None => unreachable!("a pending run's template is kept"),
         }
+    }
+
+    /// The template numbered `id`, if it is kept.
+    fn find(&self, id: u64) -> Option<&Template> {
+        self.templates().find(|t| t.id == id)
+    }
+
+    /// The templates kept, the one tried first first.
+    fn templates(&self) -> impl Iterator<Item = &Template> {
+        self.template.iter().chain(&self.spare).map(|t| &**t)
     }
 
     /// Makes spare template `i` the one tried first (the other becomes a spare).
@@ -305,6 +354,10 @@ impl Resilience {
                 None => unreachable!("a complete pass repeated a template"),
             };
             match lazy {
+                true => p.note_recent(id),
+                false => p.forget_recent(),
+            }
+            match lazy {
                 true => match p.pending.last_mut().filter(|r| r.template == id) {
                     Some(r) => r.n += 1,
                     None => {
@@ -326,6 +379,7 @@ impl Resilience {
             }
             self.passes.clean = true;
         } else {
+            self.passes.forget_recent();
             self.settle_pass();
             self.conclude_pass();
         }
@@ -355,6 +409,9 @@ impl Resilience {
             match t {
                 Some(t) => {
                     p.made += 1;
+                    // A cycle's switches hold among the templates it was made with.
+                    p.cycle = None;
+                    p.cycle_pos = None;
                     let old = p.template.replace(t);
                     p.spare.extend(old);
                     if p.spare.len() > MAX_SPARE {
@@ -444,19 +501,19 @@ impl Resilience {
                 None => i,
             };
         }
-        let mut plain_records = Vec::new();
-        let mut plain_at = vec![0];
+        let mut records = Vec::new();
+        let mut record_at = vec![0];
         for c in &calls {
-            if let Some(s) = c.plain {
-                crate::calls::encode_plain(&mut plain_records, s);
+            if c.step.same {
+                crate::calls::encode_plain(&mut records, c.logged.shape());
             }
-            plain_at.push(plain_records.len());
+            record_at.push(records.len());
         }
         Some(Box::new(Template {
             id: p.made,
             next_with_values,
-            plain_records,
-            plain_at,
+            records,
+            record_at,
             shapes: {
                 let one = calls.iter().map(|c| c.step.shape);
                 let crossing =
@@ -586,13 +643,24 @@ impl Resilience {
     /// alone, or with their constants' values), up to the loop a failure is injected at. While the loops have those shapes the runtime runs them without the hook, and
     /// [`Resilience::repeat_expected`] does for them what [`Resilience::repeat_call`] would
     /// have.
-    pub(super) fn expect_rest(&self, rt: &mut Runtime<'_>) {
+    pub(super) fn expect_rest(&mut self, rt: &mut Runtime<'_>) {
+        self.passes.told = None;
+        if !(self.passes.active && self.expect && !self.phase.replaying()) {
+            return;
+        }
+        // Loops before the one a failure is injected at.
+        let mut room = usize::MAX;
+        let inject = &self.cfg.inject;
+        for at in [inject.loop_index, inject.sigterm_at].into_iter().flatten() {
+            if at >= self.index {
+                room = room.min(usize::try_from(at - self.index).unwrap_or(usize::MAX));
+            }
+        }
+        if self.expect_cycle(rt, room) {
+            return;
+        }
         let p = &self.passes;
-        let Some(t) = p
-            .template
-            .as_ref()
-            .filter(|_| p.active && self.expect && !self.phase.replaying())
-        else {
+        let Some(t) = p.template.as_ref() else {
             return;
         };
         let from = p.deferred;
@@ -601,17 +669,11 @@ impl Resilience {
         };
         let len = t.calls.len();
         // Across the chosen location, where the hook would only end and count the pass.
-        let crossing = t.shapes.len() > len && end == len;
-        let mut to = match crossing {
+        let to = match t.crosses() && end == len {
             true => end + len * self.passes_without_checkpoint(CROSSED as u64) as usize,
             false => end,
         };
-        let inject = &self.cfg.inject;
-        for at in [inject.loop_index, inject.sigterm_at].into_iter().flatten() {
-            if at >= self.index {
-                to = to.min(from + usize::try_from(at - self.index).unwrap_or(usize::MAX));
-            }
-        }
+        let to = to.min(from.saturating_add(room));
         if to > from {
             // Results are logged in order whenever they are told, unless the learner records
             // where they come.
@@ -626,12 +688,14 @@ impl Resilience {
     pub(super) fn repeat_expected(&mut self, n: usize, globals: &[Scalar]) {
         let (mut left, mut values) = (n, globals);
         loop {
+            // In a cycle told, up to the call where the pass switches to its own template.
+            let upto = self.passes.switch_told();
             let p = &mut self.passes;
             let from = p.deferred;
             let to = match p.template.as_ref() {
                 // Up to the end of the pass, where the runtime crossed the chosen location.
                 Some(t) if p.active && (t.expect_end[from] > from || from == t.calls.len()) => {
-                    let to = t.expect_end[from].min(from + left);
+                    let to = t.expect_end[from].min(from + left).min(upto);
                     t.log_expected(&mut self.track.calls, from, to, &mut values);
                     to
                 }
@@ -643,10 +707,16 @@ impl Resilience {
             if left == 0 {
                 break;
             }
+            if to == upto {
+                continue; // the pass switches to its own template
+            }
             if p.template.as_ref().is_none_or(|t| to != t.calls.len()) {
                 unreachable!("loops run as expected cross the chosen location only after a pass");
             }
             self.cross_chosen_location();
+            if let Some(q) = self.passes.told.as_mut() {
+                *q += 1;
+            }
         }
         self.expected_loops += n as u64;
     }
@@ -681,17 +751,10 @@ impl Resilience {
         if !p.active || k == 0 {
             return None;
         }
-        let same_so_far = |s: &Template| {
-            s.calls.get(k).is_some_and(|c| c.step.shape == shape)
-                && s.calls[..k]
-                    .iter()
-                    .zip(&t.calls[..k])
-                    .all(|(a, b)| a.step == b.step)
-        };
         let i = p
             .spare
             .iter()
-            .position(|s| same_so_far(s) && self.fits(s, false, k))?;
+            .position(|s| s.same_so_far(t, k, shape) && self.fits(s, false, k))?;
         self.passes.promote(i);
         self.passes.template.as_ref()?.calls.get(k)
     }
@@ -915,7 +978,7 @@ impl Resilience {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::hooks::tests::run_and_keep;
+    use crate::engine::hooks::tests::run_and_keep_every;
     use crate::engine::testing::{cfg, Kept, Prog};
 
     /// Passes repeated whole leave what tracking every loop leaves (checkpoints with their
@@ -923,24 +986,26 @@ mod tests {
     /// last writes, the call log, the report), in a program whose steps are all alike, in one
     /// whose steps differ now and then (passes cut short in their middle, passes longer than
     /// the template, another call shape at a location), in one whose steps take turns
-    /// between two kinds (repeated by switching templates at their first difference) and in
-    /// one with a loop more every fourth step.
+    /// between two kinds (repeated by switching templates at their first difference), in
+    /// one with a loop more every fourth step, and in one with a loop more every other step
+    /// (two templates taking turns, their switches told to the runtime), checkpointing every
+    /// 7 passes, and the last also every 60.
     #[test]
     fn passes_repeated_whole_leave_what_tracking_every_loop_leaves() {
-        for kind in [0, 1, 2, 3] {
-            let by_loop = run_and_keep(true, false, false, kind);
+        for (kind, every) in [(0, 7), (1, 7), (2, 7), (3, 7), (4, 7), (4, 60)] {
+            let by_loop = run_and_keep_every(true, false, false, kind, every);
             assert_eq!(
-                run_and_keep(true, true, false, kind),
+                run_and_keep_every(true, true, false, kind, every),
                 by_loop,
                 "program {kind}"
             );
             assert_eq!(
-                run_and_keep(true, true, true, kind),
+                run_and_keep_every(true, true, true, kind, every),
                 by_loop,
                 "program {kind}"
             );
             let store = Kept::default();
-            let mut p = Prog::new(cfg(7), &store, |_| {});
+            let mut p = Prog::new(cfg(every), &store, |_| {});
             p.run_kind(kind, 3000).unwrap();
             let r = p.ops.observer_mut::<crate::Resilience>().unwrap();
             let (repeated, cut) = (r.passes.repeated, r.passes.cut);
@@ -969,11 +1034,19 @@ mod tests {
             // two runs at a time.
             let by_period = r.passes.applied_by_period;
             match kind {
-                2 => assert!(by_period > 300, "{by_period} passes applied by period"),
+                2 | 4 => assert!(by_period > 300, "{by_period} passes applied by period"),
                 _ => assert!(runs > 300, "program {kind}: {runs} passes applied in runs"),
             }
             if kind == 1 {
                 assert!(cut > 50, "{cut} passes cut short");
+            }
+            // Passes taking turns between templates whose calls all cross the chosen
+            // location ran without the hook across the switches from one to the other.
+            let switched = r.passes.switched_told;
+            match (kind, every) {
+                (4, 7) => assert!(switched > 40, "{switched} switches of template told"),
+                (4, _) => assert!(switched > 1000, "{switched} switches of template told"),
+                _ => assert_eq!(switched, 0, "program {kind}"),
             }
         }
     }
