@@ -738,20 +738,11 @@ impl CallLog {
         }
     }
 
-    /// Records a call of the shape `known` recorded, its location's previous call having that
-    /// shape, whose constants (the shape's, in order) are the first of `values`: a loop the
-    /// runtime ran as the engine expected. Moves `values` past them.
-    #[inline]
-    pub(crate) fn record_expected(&mut self, known: Recorded, values: &mut &[Scalar]) {
-        let (mine, rest) = values.split_at((known.globals as usize).min(values.len()));
-        *values = rest;
-        self.record_values(known.shape, known.globals, mine.iter().copied());
-    }
-
-    /// Whether a call of the shape `known` recorded whose constants are the first of
-    /// `values` passes those its shape's previous call passed (the rest of `values` if so):
-    /// [`CallLog::record_expected`] would then record it as [`encode_plain`] does, leaving
-    /// the values kept as they are.
+    /// Whether a call of the shape `known` recorded (its location's previous call having
+    /// that shape: a loop the runtime ran as the engine expected) whose constants are the
+    /// first of `values` passes those its shape's previous call passed (the rest of `values`
+    /// if so): it is then recorded as [`encode_plain`] records a plain call, the values kept
+    /// as they are; else by [`CallLog::record_changed`].
     #[inline]
     pub(crate) fn passes_as_before<'v>(
         &self,
@@ -792,6 +783,35 @@ impl CallLog {
             last.truncate(n);
             differ
         };
+        self.push_values_record(s, changed);
+    }
+
+    /// Records a call of the shape `known` recorded, its location's previous call having
+    /// that shape, whose constants (the first of `values`, moved past them) differ from
+    /// those its shape's previous call passed ([`CallLog::passes_as_before`]): as
+    /// [`CallLog::record_globals`] records it.
+    #[inline]
+    pub(crate) fn record_changed(&mut self, known: Recorded, values: &mut &[Scalar]) {
+        let (mine, rest) = values.split_at((known.globals as usize).min(values.len()));
+        *values = rest;
+        let s = known.shape as usize;
+        let last = &mut self.last[s];
+        match last.len() == mine.len() {
+            true => last
+                .iter_mut()
+                .zip(mine)
+                .for_each(|(l, &v)| *l = scalar_bits(v)),
+            false => {
+                last.clear();
+                last.extend(mine.iter().map(|&v| scalar_bits(v)));
+            }
+        }
+        self.push_values_record(s, true);
+    }
+
+    /// The record of a call of shape `s`, with the shape's values kept if they `changed`.
+    #[inline(always)]
+    fn push_values_record(&mut self, s: usize, changed: bool) {
         push_varint(&mut self.records, ((s as u64) << 1) | u64::from(changed));
         if changed {
             for b in &self.last[s] {

@@ -24,7 +24,7 @@ use ops_core::Runtime;
 use super::{Passes, CROSSED, MAX_PENDING, MAX_PERIOD};
 use crate::engine::Resilience;
 
-/// Runs kept in [`Passes::recent`]: two periods of the longest and the run going on.
+/// Runs [`Passes::recent`] keeps at least: two periods of the longest and the run going on.
 const RECENT: usize = 2 * MAX_PERIOD + 1;
 
 /// The most call shapes a cycle's sequence holds.
@@ -58,6 +58,7 @@ struct Sequence {
 impl Passes {
     /// A pass of lazy template `id` repeated whole, after the passes of `recent`: the cycle's
     /// next pass, or the cycle is to be found again.
+    #[inline]
     pub(super) fn note_recent(&mut self, id: u64) {
         self.cycle_pos = match (self.cycle.as_deref(), self.cycle_pos) {
             (Some(c), Some(q)) => (c.passes[q - 1] == id).then_some(q % c.passes.len() + 1),
@@ -66,8 +67,9 @@ impl Passes {
         match self.recent.last_mut().filter(|r| r.0 == id) {
             Some(r) => r.1 += 1,
             None => {
-                if self.recent.len() >= RECENT {
-                    self.recent.remove(0);
+                // (Dropped a few at a time: a run begins every pass or two.)
+                if self.recent.len() >= 2 * RECENT {
+                    self.recent.drain(..RECENT);
                 }
                 self.recent.push((id, 1));
             }
@@ -195,9 +197,13 @@ impl Passes {
     /// While the runtime runs loops of the cycle as told: the calls of the pass in progress
     /// that are the template's (those before the one where the pass switches to its own
     /// template, if it began as the pass before), switching first if that call is next.
+    #[inline]
     pub(super) fn switch_told(&mut self) -> usize {
+        let Some(q) = self.told else {
+            return usize::MAX;
+        };
         let c = self.cycle.as_deref().and_then(|c| c.told.as_ref());
-        let (Some(q), Some(c), Some(t)) = (self.told, c, &self.template) else {
+        let (Some(c), Some(t)) = (c, &self.template) else {
             return usize::MAX;
         };
         let own = c.ids[q];

@@ -187,7 +187,7 @@ impl Template {
                 None => {
                     let before = &self.records[self.record_at[run]..self.record_at[k]];
                     log.record_plain_run(before, k - run);
-                    log.record_expected(known, values);
+                    log.record_changed(known, values);
                     run = k + 1;
                 }
             }
@@ -354,25 +354,25 @@ impl Resilience {
                 None => unreachable!("a complete pass repeated a template"),
             };
             match lazy {
-                true => p.note_recent(id),
-                false => p.forget_recent(),
-            }
-            match lazy {
-                true => match p.pending.last_mut().filter(|r| r.template == id) {
-                    Some(r) => r.n += 1,
-                    None => {
-                        if p.pending.len() >= MAX_PENDING {
-                            self.apply_pending();
+                true => {
+                    p.note_recent(id);
+                    match p.pending.last_mut().filter(|r| r.template == id) {
+                        Some(r) => r.n += 1,
+                        None => {
+                            if p.pending.len() >= MAX_PENDING {
+                                self.apply_pending();
+                            }
+                            let run = Run {
+                                template: id,
+                                start,
+                                n: 1,
+                            };
+                            self.passes.pending.push(run);
                         }
-                        let run = Run {
-                            template: id,
-                            start,
-                            n: 1,
-                        };
-                        self.passes.pending.push(run);
                     }
-                },
+                }
                 false => {
+                    p.forget_recent();
                     self.apply_pending();
                     self.apply_template(id, start, 1);
                 }
