@@ -2,8 +2,9 @@
 # What the resilience tracker costs in instructions and level-1 data cache misses when no
 # checkpoint is due, counted by valgrind's cachegrind (a simulated cache: the same counts on every
 # run): each program once with checkpointing off and once tracked (diagnostics only, no store),
-# on one thread (the seq backend). Unlike `scripts/tracking-overhead.sh`, whose times move by
-# several per cent with the machine's load, these tell a change of a few per cent apart; on
+# on one thread (the seq backend), libc's memset apart (see `count`). Unlike
+# `scripts/tracking-overhead.sh`, whose times move by several per cent with the machine's
+# load, these tell a change of a few per cent apart; on
 # loops whose data does not fit the level-1 cache the misses (each a few nanoseconds) cost more
 # than the instructions. Prints per program: the instructions off and tracked, the difference per
 # loop and as a share of the run, and the tracked run's extra D1 misses per loop.
@@ -29,25 +30,51 @@ bin="$CARGO_TARGET_DIR/release"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# "instructions D1-misses" of one run of the command (valgrind's summary on stderr).
+# "instructions D1-misses memset-instructions" of one run of the command. libc's memset is
+# counted apart: how many instructions it takes depends on where its buffers fall (the
+# runtime zeroes one per loop), which moves by up to 7 per loop between two runs of the same
+# loops; the run checkpointing off is given padding in its environment as long as the tracked
+# run's extra arguments, so that both start from the same stack.
 count() {
-  valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-    awk '/I *refs:/ {i = $4} /D1 *misses:/ {d = $4} END {gsub(",", "", i); gsub(",", "", d); print i, d}'
+  local out="$tmp/cg.out"
+  valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$out" "$@" >/dev/null 2>&1
+  python3 - "$out" <<'PY'
+import sys
+events, fn, totals, memset = None, "", None, 0
+for line in open(sys.argv[1]):
+    if line.startswith("events:"):
+        events = line.split()[1:]
+    elif line.startswith("fn="):
+        fn = line[3:]
+    elif line.startswith("summary:"):
+        totals = dict(zip(events, map(int, line.split()[1:])))
+    elif line[:1].isdigit() and "memset" in fn:
+        memset += int(line.split()[1])
+print(totals["Ir"], totals["D1mr"] + totals["D1mw"], memset)
+PY
 }
 
 measure() {
   local label="$1"
   shift
   local off on
-  off="$(count "$@")"
-  on="$(count "$@" --ops-diags-json "$tmp/diags.json")"
+  local extra=("--ops-diags-json" "$tmp/diags.json")
+  off="$(
+    export PAD_A="$(printf '%*s' $((${#extra[0]} - 6)) '')"
+    export PAD_B="$(printf '%*s' $((${#extra[1]} - 6)) '')"
+    count "$@"
+  )"
+  on="$(count "$@" "${extra[@]}")"
   python3 - "$label" "$off" "$on" "$tmp/diags.json" <<'PY'
 import json, sys
 label, diags = sys.argv[1], sys.argv[4]
-(off, off_miss), (on, on_miss) = (map(int, a.split()) for a in sys.argv[2:4])
+(off, off_miss, off_set), (on, on_miss, on_set) = (map(int, a.split()) for a in sys.argv[2:4])
 loops = json.load(open(diags))["loops"]
+# Outside memset (see `count`); memset's own difference is shown apart.
+off, on = off - off_set, on - on_set
 print(f"{label:<30} instructions off {off:>15,}  tracked {on:>15,}  "
       f"{(on - off) / loops:6.0f} per loop ({loops:,} loops)  {100 * (on / off - 1):+6.2f} %  "
+      f"(memset {(on_set - off_set) / loops:+4.0f})  "
       f"D1 misses {(on_miss - off_miss) / loops:+6.1f} per loop")
 PY
 }
