@@ -14,7 +14,9 @@
 //! goes on with a spare one that made the same calls so far, if one fits; else (another
 //! shape, a longer or shorter pass, anything else happening) it has its deferred loops
 //! tracked one by one, as the steady path would have, before the loop that differs: nothing
-//! is ever guessed.
+//! is ever guessed. The runtime runs the loops of such passes without the hook, across the
+//! chosen location, and across the switches of templates taking turns in a fixed order
+//! ([`cycle`]).
 
 use std::sync::Arc;
 
@@ -22,11 +24,11 @@ use ops_core::{LoopPlan, Runtime, Scalar};
 
 use super::Resilience;
 use crate::calls::{CallLog, Recorded};
+use crate::learn::VerifyState;
+use crate::track::Footprint;
 use cycle::{Cycle, RunOf};
 
 mod cycle;
-use crate::learn::VerifyState;
-use crate::track::Footprint;
 
 /// The longest pass tracked whole (a longer one is tracked loop by loop).
 const MAX_PASS: usize = 4096;
