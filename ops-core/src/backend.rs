@@ -288,6 +288,21 @@ impl ArgPlan {
             ArgPlan::Idx => ArgView::Idx,
         })
     }
+
+    /// The value of a global constant argument; `None` for any other argument.
+    ///
+    /// ```
+    /// use ops_core::{ArgPlan, Scalar};
+    /// assert_eq!(ArgPlan::Global(Scalar::F64(0.5)).global(), Some(Scalar::F64(0.5)));
+    /// assert_eq!(ArgPlan::Idx.global(), None);
+    /// ```
+    #[inline]
+    pub fn global(&self) -> Option<Scalar> {
+        match self {
+            ArgPlan::Global(v) => Some(*v),
+            _ => None,
+        }
+    }
 }
 
 /// A `par_loop` call before validation, as [`LoopObserver::skip_unvalidated`](

@@ -192,10 +192,7 @@ impl Expected {
     #[inline(never)]
     fn keep_globals(&mut self, plan: &LoopPlan<'_>) {
         self.globals
-            .extend(plan.args().iter().filter_map(|a| match a {
-                ArgPlan::Global(v) => Some(*v),
-                _ => None,
-            }));
+            .extend(plan.args().iter().filter_map(ArgPlan::global));
     }
 
     /// The loops that ran as expected since the observer was last told, and whether the

@@ -93,10 +93,8 @@ fn show_bits(ty: u8, bits: u64) -> String {
 /// coefficients (see [`crate::learn::structure::stages`]).
 pub(crate) fn globals_tag(plan: &LoopPlan<'_>) -> u64 {
     let mut h = 0u64;
-    for a in plan.args() {
-        if let ArgPlan::Global(s) = a {
-            h = (h.rotate_left(5) ^ scalar_bits(*s)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) | 1;
-        }
+    for s in plan.args().iter().filter_map(ArgPlan::global) {
+        h = (h.rotate_left(5) ^ scalar_bits(s)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) | 1;
     }
     h
 }
@@ -719,14 +717,9 @@ impl CallLog {
     #[inline]
     fn record_globals(&mut self, shape: u32, globals: u32, call: &Call<'_>) {
         match call.args {
-            Args::Plan(a) => self.record_values(
-                shape,
-                globals,
-                a.iter().filter_map(|p| match p {
-                    ArgPlan::Global(v) => Some(*v),
-                    _ => None,
-                }),
-            ),
+            Args::Plan(a) => {
+                self.record_values(shape, globals, a.iter().filter_map(ArgPlan::global))
+            }
             Args::Raw(a) => self.record_values(
                 shape,
                 globals,
