@@ -129,6 +129,8 @@ impl Passes {
         let q = usize::try_from(q).ok()?;
         let len = usize::try_from(len).ok()?;
         if !made {
+            // Every pass calls a loop at least: a longer period's sequence is over the bound
+            // anyway, and its passes are not listed.
             if len > MAX_CYCLE_SHAPES {
                 return None;
             }

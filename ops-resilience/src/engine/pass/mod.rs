@@ -264,10 +264,12 @@ pub(super) struct Passes {
     /// last perhaps still going on), applied or not: what predicts the templates of the next
     /// passes where templates take turns ([`Passes::cycle_at`]).
     recent: Vec<RunOf>,
-    /// The cycle of templates the latest runs repeat, as the runtime is told to expect it,
-    /// and, while it runs loops of it as told, the position in it of the pass in progress.
+    /// The cycle of templates the latest runs repeat, as the runtime is told to expect it.
     cycle: Option<Box<Cycle>>,
+    /// The position in `cycle` of the pass in progress, while passes follow it.
     cycle_pos: Option<usize>,
+    /// That position while the runtime runs loops of the cycle as told (moved on at each
+    /// chosen location the telling crosses).
     told: Option<usize>,
     /// Templates made.
     made: u64,
